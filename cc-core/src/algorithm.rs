@@ -1,0 +1,51 @@
+//! The stack-agnostic algorithm interface every controller crate implements.
+
+use crate::{AckRoundEnd, AckSample, CongestionEvent};
+use std::time::Instant;
+use std::fmt::Debug;
+
+/// A congestion-control algorithm fed plain samples and classified loss signals.
+///
+/// [`crate::QuinnAdapter`] turns quinn's `Controller` callbacks into calls on this trait, after
+/// decoding each congestion event into a [`crate::LossSignal`]. Implementations hold no quinn
+/// types, so table-driven tests can drive them with plain `Duration`s and byte counts.
+///
+/// Contract: no method panics on any input (including `sent > now`, zero bytes, events before
+/// the first RTT sample), and [`window`](Self::window) is always at least `2 x mtu` bytes.
+pub trait CongestionAlgorithm: Clone + Debug + Send + Sync + 'static {
+    /// A short name for tracing and reports (`"karak"`, `"petra"`, ...).
+    const NAME: &'static str;
+
+    /// A transmit pass sent `bytes` (quinn's `on_sent`).
+    fn on_sent(&mut self, now: Instant, bytes: u64) {
+        let _ = (now, bytes);
+    }
+
+    /// One ack-eliciting packet was acknowledged.
+    fn on_ack(&mut self, ack: &AckSample);
+
+    /// One ACK frame has been processed.
+    fn on_end_acks(&mut self, end: &AckRoundEnd) {
+        let _ = end;
+    }
+
+    /// A classified congestion event.
+    fn on_congestion(&mut self, event: &CongestionEvent);
+
+    /// The datagram size changed.
+    fn on_mtu_update(&mut self, mtu: u16);
+
+    /// Congestion window, bytes.
+    fn window(&self) -> u64;
+
+    /// Slow-start threshold, bytes (reported in quinn's metrics and qlog).
+    fn ssthresh(&self) -> u64;
+
+    /// Pacing rate, bits per second, where the algorithm sets one.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
+
+    /// Initial congestion window, bytes.
+    fn initial_window(&self) -> u64;
+}

@@ -1,0 +1,493 @@
+//! The send ledger: which packet numbers each transmit pass sent, and what became of them.
+//!
+//! quinn stamps every datagram of one transmit pass with the same `now` and reports only the
+//! pass's last packet number to `on_sent`, so a send time identifies a *batch* of packet numbers,
+//! not a packet. `on_ack` reports each acknowledged packet's send time, so per batch the ledger
+//! learns *how many* packets were acknowledged but not *which*. It keeps one byte of state per
+//! packet and places acknowledgements by the rule that measured best against quinn's ground
+//! truth (see [`Ledger::assign_acks`]); a packet whose state rests on such a placement carries
+//! the [`GUESSED`] flag, so a decision that depends on it is reported as undetermined.
+//!
+//! Memory is bounded: at most `ledger_packets` bytes of packet state plus `ledger_batches`
+//! batch records. Resolved batches are dropped from the front as soon as nothing in them is
+//! outstanding; past either bound the oldest batch is forgotten even if unresolved (counted in
+//! [`Ledger::evicted_unresolved`]). All operations are O(1) amortised per packet.
+
+use std::time::Instant;
+use std::collections::VecDeque;
+
+/// Packet state: sent, neither acknowledged nor declared lost.
+pub const OUTSTANDING: u8 = 0;
+/// Packet state: acknowledged.
+pub const ACKED: u8 = 1;
+/// Packet state: declared lost (by the packet or time threshold, as quinn would).
+pub const LOST: u8 = 2;
+/// Flag: the state rests on a guessed placement of acknowledgements within a batch.
+pub const GUESSED: u8 = 4;
+const STATE_MASK: u8 = 3;
+
+/// One transmit pass: every packet number from `first` up to the next batch's `first`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Batch {
+    /// The `now` quinn passed to `on_sent` for this pass.
+    time: Instant,
+    /// First packet number of the pass.
+    first: u64,
+    /// Acknowledgements reported by `on_ack` in the ACK frame being processed, not yet placed.
+    pending_acks: u32,
+}
+
+/// The bounded ledger of send batches and per-packet fates.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Ledger {
+    /// Send batches, oldest first; `first` strictly increasing.
+    batches: VecDeque<Batch>,
+    /// One state byte per packet number, starting at `base`.
+    packets: VecDeque<u8>,
+    /// Packet number of `packets[0]`.
+    base: u64,
+    /// Packet numbers at or below this have been checked against the packet threshold.
+    threshold_scanned: Option<u64>,
+    /// Range of batch indices that received acknowledgements in the current ACK frame.
+    touched: Option<(usize, usize)>,
+    /// Bounds.
+    max_packets: usize,
+    max_batches: usize,
+    /// Batches forgotten while they still had outstanding packets.
+    evicted_unresolved: u64,
+    /// Times the packet numbers went backwards (a new packet-number space) and the ledger restarted.
+    restarts: u64,
+}
+
+impl Ledger {
+    /// An empty ledger with the given bounds.
+    pub fn new(max_packets: usize, max_batches: usize) -> Self {
+        Self {
+            batches: VecDeque::new(),
+            packets: VecDeque::new(),
+            base: 0,
+            threshold_scanned: None,
+            touched: None,
+            max_packets: max_packets.max(1),
+            max_batches: max_batches.max(1),
+            evicted_unresolved: 0,
+            restarts: 0,
+        }
+    }
+
+    /// One past the last recorded packet number.
+    fn next_pn(&self) -> u64 {
+        self.base + self.packets.len() as u64
+    }
+
+    fn clear(&mut self) {
+        self.batches.clear();
+        self.packets.clear();
+        self.threshold_scanned = None;
+        self.touched = None;
+    }
+
+    /// Records a transmit pass at `now` whose last packet number is `last_pn`.
+    pub fn on_sent(&mut self, now: Instant, last_pn: u64) {
+        let first = if self.packets.is_empty() {
+            last_pn
+        } else if last_pn < self.next_pn() || last_pn - self.next_pn() >= self.max_packets as u64
+        {
+            // Packet numbers went backwards (quinn moved to another packet-number space, or the
+            // caller is confused) or jumped further than the ledger can hold: start afresh.
+            self.restarts += 1;
+            self.clear();
+            last_pn
+        } else {
+            self.next_pn()
+        };
+        if self.packets.is_empty() {
+            self.base = first;
+        }
+        let count = (last_pn - first + 1) as usize;
+        self.packets
+            .extend(std::iter::repeat_n(OUTSTANDING, count));
+        match self.batches.back() {
+            Some(b) if b.time == now => {}
+            _ => self.batches.push_back(Batch {
+                time: now,
+                first,
+                pending_acks: 0,
+            }),
+        }
+        while self.packets.len() > self.max_packets || self.batches.len() > self.max_batches {
+            self.pop_front_batch();
+        }
+    }
+
+    /// Forgets the oldest batch.
+    fn pop_front_batch(&mut self) {
+        let Some(front) = self.batches.pop_front() else {
+            return;
+        };
+        let end = self
+            .batches
+            .front()
+            .map_or(self.next_pn(), |next| next.first);
+        let count = (end.saturating_sub(front.first)) as usize;
+        let unresolved = self
+            .packets
+            .drain(..count.min(self.packets.len()))
+            .any(|s| s & STATE_MASK == OUTSTANDING);
+        if unresolved {
+            self.evicted_unresolved += 1;
+        }
+        self.base = end;
+        self.touched = None;
+        if self.batches.is_empty() {
+            self.packets.clear();
+        }
+    }
+
+    /// Drops resolved batches from the front (nothing in them can still be lost or acked).
+    fn trim(&mut self) {
+        while self.batches.len() > 1 {
+            let end = self.batches[1].first;
+            let count = (end - self.base) as usize;
+            if self
+                .packets
+                .range(..count.min(self.packets.len()))
+                .any(|s| s & STATE_MASK == OUTSTANDING)
+            {
+                break;
+            }
+            self.pop_front_batch();
+        }
+    }
+
+    /// Index of the batch sent at `time`, if the ledger still holds it.
+    pub fn batch_index(&self, time: Instant) -> Option<usize> {
+        let i = self.batches.partition_point(|b| b.time < time);
+        (self.batches.get(i)?.time == time).then_some(i)
+    }
+
+    /// Packet-number range `[first, end)` of batch `i`.
+    pub fn batch_range(&self, i: usize) -> (u64, u64) {
+        let first = self.batches[i].first;
+        let end = self
+            .batches
+            .get(i + 1)
+            .map_or(self.next_pn(), |next| next.first);
+        (first, end)
+    }
+
+    /// Send time of batch `i`.
+    pub fn batch_time(&self, i: usize) -> Instant {
+        self.batches[i].time
+    }
+
+    /// Send time of the batch holding packet number `pn`.
+    pub fn time_of(&self, pn: u64) -> Option<Instant> {
+        if pn < self.base || pn >= self.next_pn() {
+            return None;
+        }
+        let i = self.batches.partition_point(|b| b.first <= pn);
+        Some(self.batches.get(i.checked_sub(1)?)?.time)
+    }
+
+    /// State byte of packet `pn` (state and flags), if held.
+    pub fn state(&self, pn: u64) -> Option<u8> {
+        let i = usize::try_from(pn.checked_sub(self.base)?).ok()?;
+        self.packets.get(i).copied()
+    }
+
+    fn state_mut(&mut self, pn: u64) -> Option<&mut u8> {
+        let i = usize::try_from(pn.checked_sub(self.base)?).ok()?;
+        self.packets.get_mut(i)
+    }
+
+    /// Records one `on_ack` for a packet sent at `sent`; placed at [`Self::assign_acks`].
+    /// Returns false if the ledger no longer holds that batch.
+    pub fn record_ack(&mut self, sent: Instant) -> bool {
+        let Some(i) = self.batch_index(sent) else {
+            return false;
+        };
+        let b = &mut self.batches[i];
+        b.pending_acks = b.pending_acks.saturating_add(1);
+        self.touched = Some(match self.touched {
+            None => (i, i),
+            Some((lo, hi)) => (lo.min(i), hi.max(i)),
+        });
+        true
+    }
+
+    /// Places the acknowledgements recorded since the last call, now that the largest
+    /// acknowledged packet number `largest` is known (`new_largest`: it grew in this frame).
+    ///
+    /// Per batch with `k` new acknowledgements among `c` outstanding packets at or below
+    /// `largest`: `k >= c` acknowledges all of them, exactly. Otherwise the frame's largest
+    /// packet is acknowledged (when it is new and in this batch) and the remaining ones are
+    /// placed on the *lowest* outstanding packets, leaving the gap just below `largest`: a QUIC
+    /// receiver acknowledges at once when a packet arrives after a gap (RFC 9000 section
+    /// 13.2.1), so the frame that first reveals a gap is the one whose largest packet sits just
+    /// above it. When the placement is not forced, every packet of the batch at or below
+    /// `largest` that was outstanding is flagged [`GUESSED`].
+    pub fn assign_acks(&mut self, largest: u64, new_largest: bool) {
+        let Some((lo, hi)) = self.touched.take() else {
+            return;
+        };
+        for i in lo..=hi.min(self.batches.len().saturating_sub(1)) {
+            let k = std::mem::take(&mut self.batches[i].pending_acks);
+            if k == 0 {
+                continue;
+            }
+            let (first, end) = self.batch_range(i);
+            let top = end.min(largest.saturating_add(1)); // candidates: [first, top)
+            let outstanding = (first..top)
+                .filter(|&pn| self.state(pn).is_some_and(|s| s & STATE_MASK == OUTSTANDING))
+                .count() as u64;
+            let mut k = u64::from(k);
+            if k >= outstanding {
+                let inconsistent = k > outstanding;
+                for pn in first..top {
+                    if let Some(s) = self.state_mut(pn) {
+                        if *s & STATE_MASK == OUTSTANDING {
+                            *s = ACKED | (*s & GUESSED);
+                        }
+                        if inconsistent {
+                            // More acknowledgements than candidates: earlier placements were
+                            // wrong somewhere in this batch.
+                            *s |= GUESSED;
+                        }
+                    }
+                }
+                continue;
+            }
+            if new_largest
+                && (first..end).contains(&largest)
+                && let Some(s) = self.state_mut(largest)
+                && *s & STATE_MASK == OUTSTANDING
+            {
+                *s = ACKED | (*s & GUESSED);
+                k -= 1;
+            }
+            // Once the largest is placed, k == 0 or k == all remaining candidates is exact.
+            let remaining = (first..top)
+                .filter(|&pn| self.state(pn).is_some_and(|s| s & STATE_MASK == OUTSTANDING))
+                .count() as u64;
+            let guessing = k > 0 && k < remaining;
+            for pn in first..top {
+                let Some(s) = self.state_mut(pn) else { continue };
+                if *s & STATE_MASK != OUTSTANDING {
+                    continue;
+                }
+                let flag = if guessing { GUESSED } else { *s & GUESSED };
+                if k > 0 {
+                    *s = ACKED | flag;
+                    k -= 1;
+                } else {
+                    *s |= flag;
+                }
+            }
+        }
+    }
+
+    /// Declares lost every outstanding packet `threshold` or more below `largest`, as quinn's
+    /// packet-threshold rule does after every ACK frame. O(1) amortised.
+    pub fn apply_packet_threshold(&mut self, largest: u64, threshold: u32) {
+        let Some(limit) = largest.checked_sub(u64::from(threshold)) else {
+            return;
+        };
+        let from = self
+            .threshold_scanned
+            .map_or(self.base, |s| s.saturating_add(1))
+            .max(self.base);
+        for pn in from..=limit.min(self.next_pn().saturating_sub(1)) {
+            if let Some(s) = self.state_mut(pn)
+                && *s & STATE_MASK == OUTSTANDING
+            {
+                *s = LOST | (*s & GUESSED);
+            }
+        }
+        self.threshold_scanned = Some(self.threshold_scanned.map_or(limit, |s| s.max(limit)));
+        self.trim();
+    }
+
+    /// Declares lost every outstanding packet below `largest` sent in a batch for which
+    /// `too_old(send time)` holds: quinn's time-threshold rule at a loss event.
+    pub fn apply_time_threshold(&mut self, largest: u64, mut too_old: impl FnMut(Instant) -> bool) {
+        for i in 0..self.batches.len() {
+            if !too_old(self.batches[i].time) {
+                break;
+            }
+            let (first, end) = self.batch_range(i);
+            for pn in first..end.min(largest) {
+                if let Some(s) = self.state_mut(pn)
+                    && *s & STATE_MASK == OUTSTANDING
+                {
+                    *s = LOST | (*s & GUESSED);
+                }
+            }
+        }
+        self.trim();
+    }
+
+    /// Largest outstanding packet number in `[first, top]`, with whether any state in
+    /// `[that packet, top]` rests on a guess.
+    pub fn largest_outstanding(&self, first: u64, top: u64) -> Option<(u64, bool)> {
+        let mut guessed = false;
+        for pn in (first..=top).rev() {
+            let s = self.state(pn)?;
+            guessed |= s & GUESSED != 0;
+            if s & STATE_MASK == OUTSTANDING {
+                return Some((pn, guessed));
+            }
+        }
+        None
+    }
+
+    /// Batches forgotten while they still had outstanding packets.
+    pub fn evicted_unresolved(&self) -> u64 {
+        self.evicted_unresolved
+    }
+
+    /// Times the ledger restarted because packet numbers went backwards.
+    pub fn restarts(&self) -> u64 {
+        self.restarts
+    }
+
+    /// Packets currently held.
+    pub fn packets_held(&self) -> usize {
+        self.packets.len()
+    }
+
+    /// Batches currently held.
+    pub fn batches_held(&self) -> usize {
+        self.batches.len()
+    }
+
+    /// Bytes of heap this ledger holds (capacity, not just length).
+    pub fn heap_bytes(&self) -> usize {
+        self.packets.capacity() + self.batches.capacity() * std::mem::size_of::<Batch>()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::Duration;
+
+    fn ms(t0: Instant, n: u64) -> Instant {
+        t0 + Duration::from_millis(n)
+    }
+
+    #[test]
+    fn batches_group_passes_by_time() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        for pn in 0..5 {
+            l.on_sent(t0, pn);
+        }
+        l.on_sent(ms(t0, 1), 7); // a pass of three packets, 5..=7
+        assert_eq!(l.batches_held(), 2);
+        assert_eq!(l.batch_range(0), (0, 5));
+        assert_eq!(l.batch_range(1), (5, 8));
+        assert_eq!(l.time_of(6), Some(ms(t0, 1)));
+        assert_eq!(l.time_of(8), None);
+        assert_eq!(l.batch_index(ms(t0, 1)), Some(1));
+        assert_eq!(l.batch_index(ms(t0, 2)), None);
+    }
+
+    #[test]
+    fn full_acknowledgement_is_exact() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        for pn in 0..4 {
+            l.on_sent(t0, pn);
+        }
+        for _ in 0..3 {
+            assert!(l.record_ack(t0));
+        }
+        l.assign_acks(2, true);
+        for pn in 0..=2 {
+            assert_eq!(l.state(pn), Some(ACKED));
+        }
+        assert_eq!(l.state(3), Some(OUTSTANDING));
+    }
+
+    #[test]
+    fn partial_acknowledgement_leaves_the_gap_below_largest_and_is_flagged() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        for pn in 0..6 {
+            l.on_sent(t0, pn);
+        }
+        // Two acks in the batch, largest 4: 4 for sure, the other guessed at 0.
+        l.record_ack(t0);
+        l.record_ack(t0);
+        l.assign_acks(4, true);
+        assert_eq!(l.state(4), Some(ACKED));
+        assert_eq!(l.state(0), Some(ACKED | GUESSED));
+        assert_eq!(l.state(1), Some(OUTSTANDING | GUESSED));
+        assert_eq!(l.state(3), Some(OUTSTANDING | GUESSED));
+        assert_eq!(l.state(5), Some(OUTSTANDING), "above largest: untouched");
+        assert_eq!(l.largest_outstanding(0, 3), Some((3, true)));
+    }
+
+    #[test]
+    fn the_largest_alone_explains_a_single_acknowledgement_exactly() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        for pn in 0..6 {
+            l.on_sent(t0, pn);
+        }
+        l.record_ack(t0);
+        l.assign_acks(2, true);
+        assert_eq!(l.state(2), Some(ACKED));
+        assert_eq!(l.state(1), Some(OUTSTANDING), "not a guess: k was used up by 2");
+        assert_eq!(l.largest_outstanding(0, 1), Some((1, false)));
+    }
+
+    #[test]
+    fn thresholds_declare_losses_and_trim() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        l.on_sent(t0, 0);
+        l.on_sent(ms(t0, 1), 1);
+        l.on_sent(ms(t0, 2), 2);
+        l.on_sent(ms(t0, 3), 3);
+        l.record_ack(ms(t0, 3));
+        l.assign_acks(3, true);
+        l.apply_packet_threshold(3, 3);
+        // Packet 0 is 3 below 3: lost, and its batch resolved and trimmed away.
+        assert_eq!(l.state(0), None);
+        assert_eq!(l.state(1), Some(OUTSTANDING));
+        l.apply_time_threshold(3, |t| t <= ms(t0, 1));
+        assert_eq!(l.state(1), None, "lost by time and trimmed");
+        assert_eq!(l.state(2), Some(OUTSTANDING));
+    }
+
+    #[test]
+    fn bounds_evict_oldest_and_count_unresolved() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(64, 16);
+        for i in 0..40u64 {
+            l.on_sent(ms(t0, i), i);
+        }
+        assert_eq!(l.batches_held(), 16);
+        assert_eq!(l.evicted_unresolved(), 24);
+        assert_eq!(l.state(23), None);
+        assert_eq!(l.state(24), Some(OUTSTANDING));
+    }
+
+    #[test]
+    fn packet_numbers_going_backwards_restart_the_ledger() {
+        let t0 = Instant::now();
+        let mut l = Ledger::new(1024, 64);
+        l.on_sent(t0, 0);
+        l.on_sent(ms(t0, 1), 1);
+        l.on_sent(ms(t0, 2), 0); // e.g. the first 1-RTT packet after the handshake
+        assert_eq!(l.restarts(), 1);
+        assert_eq!(l.packets_held(), 1);
+        // A huge jump also restarts rather than allocating.
+        l.on_sent(ms(t0, 3), u64::MAX);
+        assert_eq!(l.restarts(), 2);
+        assert_eq!(l.packets_held(), 1);
+        assert_eq!(l.state(u64::MAX), Some(OUTSTANDING));
+    }
+}

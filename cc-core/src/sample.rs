@@ -1,0 +1,89 @@
+//! Plain-typed views of quinn's callbacks, so algorithm logic is testable without quinn.
+//!
+//! quinn-proto's `RttEstimator` cannot be constructed outside quinn-proto (its constructor is
+//! crate-private), so every algorithm receives these snapshots instead.
+
+use crate::LossSignal;
+use std::time::Instant;
+use std::time::Duration;
+
+/// The RTT estimates quinn holds when it reports an acknowledgement.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RttSnapshot {
+    /// quinn's smoothed RTT (`RttEstimator::get`): its initial RTT before the first sample.
+    pub smoothed: Duration,
+    /// `max(smoothed, latest)` (`RttEstimator::conservative`), the base of quinn's loss delay.
+    pub conservative: Duration,
+    /// The minimum RTT quinn has seen (`RttEstimator::min`).
+    pub min: Duration,
+}
+
+impl RttSnapshot {
+    /// A snapshot where every estimate equals `rtt` (for tests and replays).
+    pub fn uniform(rtt: Duration) -> Self {
+        Self {
+            smoothed: rtt,
+            conservative: rtt,
+            min: rtt,
+        }
+    }
+
+    /// Reads quinn's estimator.
+    pub fn from_quinn(rtt: &quinn_proto::RttEstimator) -> Self {
+        Self {
+            smoothed: rtt.get(),
+            conservative: rtt.conservative(),
+            min: rtt.min(),
+        }
+    }
+}
+
+/// One acknowledged ack-eliciting packet (quinn's `on_ack`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckSample {
+    /// When the acknowledgement was processed.
+    pub now: Instant,
+    /// When the acknowledged packet was sent.
+    pub sent: Instant,
+    /// Size of the acknowledged packet, bytes.
+    pub bytes: u64,
+    /// Whether the sender was application-limited before this acknowledgement.
+    pub app_limited: bool,
+    /// quinn's RTT estimates, as they were before this ACK frame updated them.
+    pub rtt: RttSnapshot,
+}
+
+impl AckSample {
+    /// This packet's own round-trip sample, `now - sent` (zero if the clock ran backwards).
+    pub fn latest_rtt(&self) -> Duration {
+        self.now.saturating_duration_since(self.sent)
+    }
+}
+
+/// The end of one ACK frame's processing (quinn's `on_end_acks`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AckRoundEnd {
+    /// When the frame was processed.
+    pub now: Instant,
+    /// Bytes still in flight after the frame, as quinn counts them.
+    pub in_flight: u64,
+    /// Whether the sender was application-limited.
+    pub app_limited: bool,
+    /// Largest packet number acknowledged so far in this packet-number space.
+    pub largest_acked: Option<u64>,
+}
+
+/// A classified congestion event (quinn's `on_congestion_event`, decoded by cc-core).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CongestionEvent {
+    /// When the loss (or ECN mark) was detected.
+    pub now: Instant,
+    /// When the largest lost packet was sent.
+    pub sent: Instant,
+    /// Bytes declared lost (0 for ECN).
+    pub lost_bytes: u64,
+    /// What the event means in the papers' terms.
+    pub signal: LossSignal,
+    /// Whether quinn's callbacks determined `signal` exactly (false: it is cc-core's best guess).
+    pub determined: bool,
+}

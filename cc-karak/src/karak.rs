@@ -1,0 +1,175 @@
+//! TCP Karak's state and decisions (Table 1 of the paper).
+
+use crate::KarakConfig;
+use cc_core::{
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth,
+    Window, next_power_of_two, scale, trace,
+};
+
+/// TCP Karak: NewReno whose multiplicative decrease after a timeout is graded by the number of
+/// duplicate ACKs (here: later packets acknowledged) seen before it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Karak {
+    config: KarakConfig,
+    /// Congestion window and slow-start threshold, bytes.
+    window: Window,
+    /// Congestion-avoidance byte counter.
+    growth: RenoGrowth,
+    /// Start of the current recovery period (one reduction per round trip).
+    recovery: RecoveryEpoch,
+}
+
+/// Which row of Table 1 a loss took, for tracing and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum KarakDecision {
+    /// Three duplicate ACKs: `cwnd = cwnd / 2`.
+    FastRetransmit,
+    /// Timeout after two duplicate ACKs: `cwnd = cwnd / 4`.
+    TimeoutAfterTwo,
+    /// Timeout after one duplicate ACK: `cwnd = cwnd / 8`.
+    TimeoutAfterOne,
+    /// Timeout with no duplicate ACK: `cwnd = 1` (here the minimum window).
+    TimeoutAfterNone,
+    /// ECN congestion experienced: treated as a fast retransmit (halve).
+    Ecn,
+}
+
+impl KarakDecision {
+    /// The decision for a loss signal.
+    pub fn for_signal(signal: LossSignal) -> Self {
+        match signal {
+            LossSignal::FastRetransmit => Self::FastRetransmit,
+            LossSignal::Ecn => Self::Ecn,
+            LossSignal::Timeout { dup_acks: 0 } => Self::TimeoutAfterNone,
+            LossSignal::Timeout { dup_acks: 1 } => Self::TimeoutAfterOne,
+            // d = 2, or more with a packet threshold above 3: the mildest timeout row.
+            LossSignal::Timeout { .. } => Self::TimeoutAfterTwo,
+        }
+    }
+
+    /// A stable name for tracing.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::FastRetransmit => "halve",
+            Self::TimeoutAfterTwo => "cut_to_quarter",
+            Self::TimeoutAfterOne => "cut_to_eighth",
+            Self::TimeoutAfterNone => "cut_to_minimum",
+            Self::Ecn => "ecn_halve",
+        }
+    }
+}
+
+impl Karak {
+    /// A controller at the start of a connection whose datagrams are `mtu` bytes.
+    pub fn new(config: KarakConfig, mtu: u16) -> Self {
+        // Table 1 "Initially: cwnd = 1, ssthresh = infinite": QUIC starts from its initial
+        // window instead (RFC 9002 section 7.2; see the crate's deviations).
+        let window = Window::new(config.get_initial_window_packets(), mtu);
+        Self {
+            config,
+            window,
+            growth: RenoGrowth::default(),
+            recovery: RecoveryEpoch::default(),
+        }
+    }
+
+    /// The window state.
+    pub fn window_state(&self) -> &Window {
+        &self.window
+    }
+
+    /// Applies Table 1's reaction to `signal`; returns the row taken.
+    ///
+    /// Pure with respect to time and recovery: callers decide whether the event reduces the
+    /// window at all (one reduction per round trip).
+    pub fn react(&mut self, signal: LossSignal) -> KarakDecision {
+        let decision = KarakDecision::for_signal(signal);
+        let before = self.window.cwnd();
+        let c = &self.config;
+        let cwnd = match decision {
+            // Table 1 "Dup_ACK == 3: cwnd = cwnd / 2" (fast retransmit, then NewReno's
+            // fast recovery: ssthresh = cwnd = half).
+            KarakDecision::FastRetransmit | KarakDecision::Ecn => {
+                scale(before, c.get_fast_retransmit_factor())
+            }
+            // Table 1 "Timeout: Dup_ACK == 2: cwnd = cwnd / 4", rounded up to a power of two
+            // segments (section 3: "the value of cwnd is reduced to the first power of two
+            // value higher than the one eighth or one quarter points").
+            KarakDecision::TimeoutAfterTwo => self.graded(before, c.get_two_dup_ack_factor()),
+            // Table 1 "Timeout: Dup_ACK == 1: cwnd = cwnd / 8", rounded likewise.
+            KarakDecision::TimeoutAfterOne => self.graded(before, c.get_one_dup_ack_factor()),
+            // Table 1 "Timeout: else cwnd = 1": QUIC's minimum window is 2 datagrams.
+            KarakDecision::TimeoutAfterNone => 0,
+        };
+        let ssthresh = match decision {
+            KarakDecision::FastRetransmit | KarakDecision::Ecn => cwnd,
+            // After a timeout, ssthresh = half the window before it (NewReno, RFC 5681 eq. 4),
+            // so slow start climbs back to half the old window.
+            _ => scale(before, 0.5),
+        };
+        self.window.set_ssthresh(ssthresh);
+        self.window.set_cwnd(cwnd);
+        self.growth.reset();
+        trace::window_decision(
+            Self::NAME,
+            decision.name(),
+            Some(signal),
+            self.window.cwnd(),
+            self.window.ssthresh(),
+        );
+        decision
+    }
+
+    /// `cwnd x factor`, rounded up to a power of two datagrams when configured.
+    fn graded(&self, cwnd: u64, factor: f64) -> u64 {
+        let target = scale(cwnd, factor);
+        if !self.config.get_round_to_power_of_two() {
+            return target;
+        }
+        let mtu = self.window.mtu();
+        let packets = target.div_ceil(mtu);
+        next_power_of_two(packets).saturating_mul(mtu)
+    }
+}
+
+impl CongestionAlgorithm for Karak {
+    const NAME: &'static str = "karak";
+
+    fn on_ack(&mut self, ack: &AckSample) {
+        // NewReno: no growth while application-limited or for packets sent before recovery.
+        if ack.app_limited || self.recovery.contains(ack.sent) {
+            return;
+        }
+        // Table 1 "New ACK arrives": slow start +1, congestion avoidance +1/cwnd (bytes).
+        self.growth.on_ack(&mut self.window, ack.bytes);
+    }
+
+    fn on_congestion(&mut self, event: &CongestionEvent) {
+        if event.signal.is_persistent() {
+            // The RTO: always reacts, even inside a recovery period.
+            self.recovery.restart(event.now);
+        } else if !self.recovery.enter(event.now, event.sent) {
+            return;
+        }
+        self.react(event.signal);
+    }
+
+    fn on_mtu_update(&mut self, mtu: u16) {
+        self.window.set_mtu(mtu);
+    }
+
+    fn window(&self) -> u64 {
+        self.window.cwnd()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.window.ssthresh()
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.config
+            .get_initial_window_packets()
+            .saturating_mul(self.window.mtu())
+            .max(self.window.minimum())
+    }
+}
