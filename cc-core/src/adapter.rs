@@ -51,7 +51,7 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
     /// `on_sent`, as quinn calls it.
     pub fn handle_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
         self.classifier.on_sent(now, last_packet_number);
-        self.algorithm.on_sent(now, bytes);
+        self.algorithm.on_sent(now, bytes, last_packet_number);
     }
 
     /// `on_ack` with quinn's RTT estimator read into a [`RttSnapshot`].

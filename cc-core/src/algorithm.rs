@@ -16,9 +16,10 @@ pub trait CongestionAlgorithm: Clone + Debug + Send + Sync + 'static {
     /// A short name for tracing and reports (`"karak"`, `"petra"`, ...).
     const NAME: &'static str;
 
-    /// A transmit pass sent `bytes` (quinn's `on_sent`).
-    fn on_sent(&mut self, now: Instant, bytes: u64) {
-        let _ = (now, bytes);
+    /// A transmit pass sent `bytes`, the last packet numbered `last_packet_number` (quinn's
+    /// `on_sent`; quinn calls it once per transmit pass, not per datagram).
+    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
+        let _ = (now, bytes, last_packet_number);
     }
 
     /// One ack-eliciting packet was acknowledged.
