@@ -11,6 +11,10 @@
 //!   logic runs in unit tests without quinn's crate-private `RttEstimator` constructor.
 //! - **Window arithmetic** ([`Window`], [`RenoGrowth`]): RFC 9002's 2-datagram minimum, MTU
 //!   updates, overflow-safe scaling; and [`RecoveryEpoch`], one reduction per round trip.
+//! - **Estimators** for the Westwood/Vegas family: a typed, saturating [`Bandwidth`]; the
+//!   [`WestwoodEstimator`] (acknowledged bytes over the inter-ACK interval, low-pass filtered;
+//!   PETRA eqs. 4.3-4.4); the packet-number-driven [`RoundCounter`]; [`RttRounds`] (base RTT and
+//!   each round's RTT) and [`VegasBacklog`] (Vegas' expected-minus-actual backlog in packets).
 //! - [`CongestionAlgorithm`], the interface each controller implements, and [`QuinnAdapter`],
 //!   which runs one as a `quinn_proto::congestion::Controller`.
 //! - The [`trace`] vocabulary, and (feature `testing`) a scenario driver and a property-test
@@ -21,13 +25,16 @@
 
 mod adapter;
 mod algorithm;
+mod bandwidth;
 mod classifier;
 mod config;
 pub mod ledger;
 mod recovery;
+mod rtt_rounds;
 mod sample;
 mod signal;
 pub mod trace;
+mod westwood;
 mod window;
 
 #[cfg(feature = "testing")]
@@ -35,11 +42,14 @@ pub mod testing;
 
 pub use adapter::QuinnAdapter;
 pub use algorithm::CongestionAlgorithm;
+pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
 pub use config::{ConfigError, SignalConfig, check_unit_factor};
 pub use recovery::RecoveryEpoch;
+pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};
 pub use signal::LossSignal;
+pub use westwood::{WestwoodEstimator, check_filter_gain};
 pub use window::{MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, scale};
 
 /// quinn's clock type (`std::time::Instant` on native targets).

@@ -4,9 +4,13 @@
 //!   scenario test reads like a story: send, ack, lose packet k with a given `d`, persistent
 //!   congestion, ECN, advance time, change MTU.
 //! - [`check_controller_invariants`]: the property harness, generic over any controller.
+//! - [`GroundTruth`]: a `tracing` layer that scores the classifier against quinn's own loss
+//!   detection in real connections.
 
 mod driver;
+mod ground_truth;
 mod props;
 
 pub use driver::{DrivenEvent, Driver};
+pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 pub use props::{Op, check_controller_invariants};
