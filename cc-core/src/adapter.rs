@@ -5,9 +5,9 @@ use crate::{
     AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossClassifier, RttSnapshot,
     SignalConfig, SignalStats, trace,
 };
-use std::time::Instant;
 use quinn_proto::congestion::{Controller, ControllerMetrics};
 use std::any::Any;
+use std::time::Instant;
 
 /// Runs a [`CongestionAlgorithm`] as a quinn congestion controller.
 ///
@@ -63,8 +63,7 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
         app_limited: bool,
         rtt: RttSnapshot,
     ) {
-        self.classifier
-            .on_ack(sent, rtt.smoothed, rtt.conservative);
+        self.classifier.on_ack(sent, rtt.smoothed, rtt.conservative);
         self.algorithm.on_ack(&AckSample {
             now,
             sent,
@@ -99,9 +98,9 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) {
-        let c = self
-            .classifier
-            .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
+        let c =
+            self.classifier
+                .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
         trace::loss_signal(A::NAME, &c);
         self.algorithm.on_congestion(&CongestionEvent {
             now,

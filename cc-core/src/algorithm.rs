@@ -1,8 +1,8 @@
 //! The stack-agnostic algorithm interface every controller crate implements.
 
 use crate::{AckRoundEnd, AckSample, CongestionEvent};
-use std::time::Instant;
 use std::fmt::Debug;
+use std::time::Instant;
 
 /// A congestion-control algorithm fed plain samples and classified loss signals.
 ///

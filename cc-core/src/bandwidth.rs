@@ -82,7 +82,7 @@ impl Bandwidth {
     /// `self x factor` for a non-negative factor, saturating; NaN and negative factors give
     /// zero.
     pub fn mul_f64(self, factor: f64) -> Self {
-        if !(factor > 0.0) {
+        if factor.is_nan() || factor <= 0.0 {
             return Self::ZERO;
         }
         // `as` saturates at u64::MAX for values above it and maps infinity there too.

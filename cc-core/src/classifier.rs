@@ -22,8 +22,8 @@
 
 use crate::ledger::Ledger;
 use crate::{LossSignal, SignalConfig};
-use std::time::Instant;
 use std::time::Duration;
+use std::time::Instant;
 
 /// quinn's timer granularity: the floor of its loss delay.
 const TIMER_GRANULARITY: Duration = Duration::from_millis(1);
@@ -303,7 +303,10 @@ impl LossClassifier {
         let top = (end - 1).min(largest - 1);
         if largest - top >= threshold {
             // Every packet of the batch below L is at least `threshold` below it.
-            result.lost_pn = self.ledger.largest_outstanding(first, top).map(|(pn, _)| pn);
+            result.lost_pn = self
+                .ledger
+                .largest_outstanding(first, top)
+                .map(|(pn, _)| pn);
             self.ledger.apply_time_threshold(largest, time_eligible);
             return result;
         }

@@ -104,7 +104,7 @@ impl SignalConfig {
         Ok(self)
     }
 
-    /// Most send batches (transmit passes) the ledger remembers. 24 bytes each.
+    /// Most send batches (transmit passes) the ledger remembers. 32 bytes each.
     /// Allowed: 16 to 65,536.
     pub fn ledger_batches(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
         if !(16..=1 << 16).contains(&value) {
@@ -142,7 +142,9 @@ impl SignalConfig {
 
 impl Default for SignalConfig {
     /// RFC 9002's thresholds (quinn's defaults), 25 ms max ACK delay, and a ledger of 2048
-    /// packets in up to 512 batches (about 14 KiB at its bound).
+    /// packets in up to 512 batches (2048 + 512 x 32 bytes = 18 KiB at its bound; a
+    /// connection's ledger holds about one byte per packet in flight plus 32 bytes per
+    /// transmit pass in flight).
     fn default() -> Self {
         Self {
             packet_threshold: Self::DEFAULT_PACKET_THRESHOLD,
@@ -165,7 +167,10 @@ mod tests {
         assert_eq!(err.field, "packet_threshold");
         assert!(err.to_string().contains("1 to 1000"), "{err}");
         assert_eq!(c.time_threshold(0.5).unwrap_err().field, "time_threshold");
-        assert_eq!(c.time_threshold(f32::NAN).unwrap_err().field, "time_threshold");
+        assert_eq!(
+            c.time_threshold(f32::NAN).unwrap_err().field,
+            "time_threshold"
+        );
         assert_eq!(c.ledger_packets(1).unwrap_err().field, "ledger_packets");
         assert_eq!(c.ledger_batches(0).unwrap_err().field, "ledger_batches");
         assert!(c.max_ack_delay(Duration::from_secs(60)).is_err());

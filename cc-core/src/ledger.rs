@@ -13,8 +13,8 @@
 //! outstanding; past either bound the oldest batch is forgotten even if unresolved (counted in
 //! [`Ledger::evicted_unresolved`]). All operations are O(1) amortised per packet.
 
-use std::time::Instant;
 use std::collections::VecDeque;
+use std::time::Instant;
 
 /// Packet state: sent, neither acknowledged nor declared lost.
 pub const OUTSTANDING: u8 = 0;
@@ -91,8 +91,7 @@ impl Ledger {
     pub fn on_sent(&mut self, now: Instant, last_pn: u64) {
         let first = if self.packets.is_empty() {
             last_pn
-        } else if last_pn < self.next_pn() || last_pn - self.next_pn() >= self.max_packets as u64
-        {
+        } else if last_pn < self.next_pn() || last_pn - self.next_pn() >= self.max_packets as u64 {
             // Packet numbers went backwards (quinn moved to another packet-number space, or the
             // caller is confused) or jumped further than the ledger can hold: start afresh.
             self.restarts += 1;
@@ -105,8 +104,7 @@ impl Ledger {
             self.base = first;
         }
         let count = (last_pn - first + 1) as usize;
-        self.packets
-            .extend(std::iter::repeat_n(OUTSTANDING, count));
+        self.packets.extend(std::iter::repeat_n(OUTSTANDING, count));
         match self.batches.back() {
             Some(b) if b.time == now => {}
             _ => self.batches.push_back(Batch {
@@ -239,7 +237,10 @@ impl Ledger {
             let (first, end) = self.batch_range(i);
             let top = end.min(largest.saturating_add(1)); // candidates: [first, top)
             let outstanding = (first..top)
-                .filter(|&pn| self.state(pn).is_some_and(|s| s & STATE_MASK == OUTSTANDING))
+                .filter(|&pn| {
+                    self.state(pn)
+                        .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
+                })
                 .count() as u64;
             let mut k = u64::from(k);
             if k >= outstanding {
@@ -268,11 +269,16 @@ impl Ledger {
             }
             // Once the largest is placed, k == 0 or k == all remaining candidates is exact.
             let remaining = (first..top)
-                .filter(|&pn| self.state(pn).is_some_and(|s| s & STATE_MASK == OUTSTANDING))
+                .filter(|&pn| {
+                    self.state(pn)
+                        .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
+                })
                 .count() as u64;
             let guessing = k > 0 && k < remaining;
             for pn in first..top {
-                let Some(s) = self.state_mut(pn) else { continue };
+                let Some(s) = self.state_mut(pn) else {
+                    continue;
+                };
                 if *s & STATE_MASK != OUTSTANDING {
                     continue;
                 }
@@ -377,6 +383,18 @@ mod tests {
     }
 
     #[test]
+    fn record_sizes_match_the_documented_memory_bound() {
+        // SignalConfig's docs quote 1 byte per packet and 32 bytes per batch.
+        assert_eq!(std::mem::size_of::<Batch>(), 32);
+        let mut l = Ledger::new(64, 16);
+        let t0 = Instant::now();
+        for i in 0..200u64 {
+            l.on_sent(ms(t0, i), i);
+        }
+        assert!(l.heap_bytes() <= 128 + 32 * 32, "{}", l.heap_bytes());
+    }
+
+    #[test]
     fn batches_group_passes_by_time() {
         let t0 = Instant::now();
         let mut l = Ledger::new(1024, 64);
@@ -439,7 +457,11 @@ mod tests {
         l.record_ack(t0);
         l.assign_acks(2, true);
         assert_eq!(l.state(2), Some(ACKED));
-        assert_eq!(l.state(1), Some(OUTSTANDING), "not a guess: k was used up by 2");
+        assert_eq!(
+            l.state(1),
+            Some(OUTSTANDING),
+            "not a guess: k was used up by 2"
+        );
         assert_eq!(l.largest_outstanding(0, 1), Some((1, false)));
     }
 

@@ -4,8 +4,8 @@
 //! crate-private), so every algorithm receives these snapshots instead.
 
 use crate::LossSignal;
-use std::time::Instant;
 use std::time::Duration;
+use std::time::Instant;
 
 /// The RTT estimates quinn holds when it reports an acknowledgement.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -83,10 +83,19 @@ mod tests {
     #[test]
     fn distance_maps_onto_the_papers_events() {
         // Default threshold 3 (RFC 9002 kPacketThreshold).
-        assert_eq!(LossSignal::from_distance(1, 3), LossSignal::Timeout { dup_acks: 1 });
-        assert_eq!(LossSignal::from_distance(2, 3), LossSignal::Timeout { dup_acks: 2 });
+        assert_eq!(
+            LossSignal::from_distance(1, 3),
+            LossSignal::Timeout { dup_acks: 1 }
+        );
+        assert_eq!(
+            LossSignal::from_distance(2, 3),
+            LossSignal::Timeout { dup_acks: 2 }
+        );
         assert_eq!(LossSignal::from_distance(3, 3), LossSignal::FastRetransmit);
-        assert_eq!(LossSignal::from_distance(900, 3), LossSignal::FastRetransmit);
+        assert_eq!(
+            LossSignal::from_distance(900, 3),
+            LossSignal::FastRetransmit
+        );
         assert_eq!(LossSignal::from_distance(0, 3), LossSignal::PERSISTENT);
         // A threshold of 0 is treated as 1 so the mapping never divides the world oddly.
         assert_eq!(LossSignal::from_distance(1, 0), LossSignal::FastRetransmit);

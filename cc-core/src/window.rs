@@ -100,7 +100,7 @@ impl Window {
 /// Non-finite or negative factors give 0 and factors above 1 give `value`, so the result is
 /// always within `[0, value]`.
 pub fn scale(value: u64, factor: f64) -> u64 {
-    if !(factor > 0.0) {
+    if factor.is_nan() || factor <= 0.0 {
         return 0;
     }
     if factor >= 1.0 {
@@ -172,7 +172,11 @@ mod tests {
         assert_eq!(w.cwnd(), 3000);
         assert_eq!(w.ssthresh(), MAX_WINDOW);
         w.set_mtu(0);
-        assert_eq!(w.mtu(), 1, "a zero MTU is treated as 1 byte, not a division by zero");
+        assert_eq!(
+            w.mtu(),
+            1,
+            "a zero MTU is treated as 1 byte, not a division by zero"
+        );
     }
 
     #[test]

@@ -35,7 +35,10 @@ const RTT: Duration = Duration::from_millis(100);
 
 /// A driver whose RTT estimate has settled at 100 ms after a few clean round trips.
 fn warmed_up() -> Driver<Recorder> {
-    let mut d = Driver::new(QuinnAdapter::new(Recorder::default(), SignalConfig::default()));
+    let mut d = Driver::new(QuinnAdapter::new(
+        Recorder::default(),
+        SignalConfig::default(),
+    ));
     for _ in 0..4 {
         d.send(4);
         d.advance(RTT);
@@ -67,7 +70,10 @@ fn case(k: u64, dups: u64, expected: LossSignal) {
     let got = last_signal(&d);
     assert_eq!(got.signal, expected, "classifier for k={k} d={dups}");
     let determined = k == 0 || expected == LossSignal::FastRetransmit;
-    assert_eq!(got.determined, determined, "determinedness for k={k} d={dups}");
+    assert_eq!(
+        got.determined, determined,
+        "determinedness for k={k} d={dups}"
+    );
 }
 
 #[test]
@@ -127,9 +133,9 @@ fn tail_loss_across_passes() {
         d.advance(Duration::from_millis(2));
     }
     d.advance(RTT);
-    let event = d.ack_up_to_except(pns[9], &[pns[7]]).unwrap_or_else(|| {
-        d.fire_loss_timer().unwrap()
-    });
+    let event = d
+        .ack_up_to_except(pns[9], &[pns[7]])
+        .unwrap_or_else(|| d.fire_loss_timer().unwrap());
     assert_eq!(event.truth, LossSignal::Timeout { dup_acks: 2 });
     assert_eq!(last_signal(&d).signal, LossSignal::Timeout { dup_acks: 2 });
     assert!(last_signal(&d).determined);

@@ -233,7 +233,8 @@ impl<A: CongestionAlgorithm> Driver<A> {
             .map(|(t, _)| *t)
             .max()
             .unwrap_or(self.now);
-        self.controller.handle_congestion_event(self.now, sent, false, 0);
+        self.controller
+            .handle_congestion_event(self.now, sent, false, 0);
     }
 
     /// A new path MTU, as quinn's MTU discovery reports it.

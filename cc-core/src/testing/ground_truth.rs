@@ -289,8 +289,14 @@ mod tests {
 
     #[test]
     fn parses_quinns_message() {
-        assert_eq!(largest_lost("packets lost: [4, 9, 7], bytes lost: 3600"), Some(9));
-        assert_eq!(largest_lost("packets lost: [12], bytes lost: 1200"), Some(12));
+        assert_eq!(
+            largest_lost("packets lost: [4, 9, 7], bytes lost: 3600"),
+            Some(9)
+        );
+        assert_eq!(
+            largest_lost("packets lost: [12], bytes lost: 1200"),
+            Some(12)
+        );
         assert_eq!(largest_lost("sent packet"), None);
     }
 

@@ -6,11 +6,15 @@
 //! - [`check_controller_invariants`]: the property harness, generic over any controller.
 //! - [`GroundTruth`]: a `tracing` layer that scores the classifier against quinn's own loss
 //!   detection in real connections.
+//! - [`ProbeFactory`]: wraps a controller factory and records what its controllers did in a
+//!   real connection (end-to-end tests).
 
 mod driver;
 mod ground_truth;
+mod probe;
 mod props;
 
 pub use driver::{DrivenEvent, Driver};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
+pub use probe::{ProbeFactory, ProbeLog};
 pub use props::{Op, check_controller_invariants};

@@ -67,7 +67,8 @@ fn op() -> impl Strategy<Value = Op> {
 
 fn at(now: Instant, ago_ms: i32) -> Instant {
     if ago_ms >= 0 {
-        now.checked_sub(Duration::from_millis(ago_ms as u64)).unwrap_or(now)
+        now.checked_sub(Duration::from_millis(ago_ms as u64))
+            .unwrap_or(now)
     } else {
         now + Duration::from_millis(ago_ms.unsigned_abs() as u64)
     }
@@ -93,7 +94,12 @@ fn apply<A: CongestionAlgorithm>(
             c.on_sent(*now, 1200, pn);
             *next_pn = pn.saturating_add(1);
         }
-        Op::Ack { ago_ms, bytes, app_limited, rtt_ms } => {
+        Op::Ack {
+            ago_ms,
+            bytes,
+            app_limited,
+            rtt_ms,
+        } => {
             let rtt = RttSnapshot::uniform(Duration::from_millis(u64::from(rtt_ms)));
             c.on_ack_sample(*now, at(*now, ago_ms), u64::from(bytes), app_limited, rtt);
         }
@@ -101,7 +107,11 @@ fn apply<A: CongestionAlgorithm>(
             let largest = offset.map(|o| next_pn.saturating_sub(u64::from(o) + 1));
             c.on_end_acks(*now, 0, false, largest);
         }
-        Op::Congestion { ago_ms, persistent, lost_bytes } => {
+        Op::Congestion {
+            ago_ms,
+            persistent,
+            lost_bytes,
+        } => {
             c.on_congestion_event(*now, at(*now, ago_ms), persistent, u64::from(lost_bytes));
         }
         Op::Mtu(m) => {
@@ -111,14 +121,21 @@ fn apply<A: CongestionAlgorithm>(
     }
 }
 
-fn check<A: CongestionAlgorithm>(c: &QuinnAdapter<A>, mtu: u16, step: usize) -> Result<(), TestCaseError> {
+fn check<A: CongestionAlgorithm>(
+    c: &QuinnAdapter<A>,
+    mtu: u16,
+    step: usize,
+) -> Result<(), TestCaseError> {
     let w = c.window();
     let floor = 2 * u64::from(mtu.max(1));
     prop_assert!(w >= floor, "step {step}: window {w} below minimum {floor}");
     prop_assert!(w <= MAX_WINDOW, "step {step}: window {w} above MAX_WINDOW");
     let m = c.metrics();
     prop_assert_eq!(m.congestion_window, w);
-    prop_assert!(m.ssthresh.is_some(), "step {step}: ssthresh missing from metrics");
+    prop_assert!(
+        m.ssthresh.is_some(),
+        "step {step}: ssthresh missing from metrics"
+    );
     let clone = c.clone_box();
     prop_assert_eq!(clone.window(), w);
     prop_assert_eq!(clone.metrics().ssthresh, m.ssthresh);
@@ -126,7 +143,12 @@ fn check<A: CongestionAlgorithm>(c: &QuinnAdapter<A>, mtu: u16, step: usize) -> 
         .into_any()
         .downcast::<QuinnAdapter<A>>()
         .map_err(|_| TestCaseError::fail("into_any did not return the adapter"))?;
-    prop_assert_eq!(format!("{:?}", clone), format!("{:?}", c), "step {}: clone differs", step);
+    prop_assert_eq!(
+        format!("{:?}", clone),
+        format!("{:?}", c),
+        "step {}: clone differs",
+        step
+    );
     Ok(())
 }
 

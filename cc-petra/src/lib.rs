@@ -1,0 +1,118 @@
+//! TCP PETRA congestion control for quinn.
+//!
+//! Port of: *PETRA: a new TCP congestion control mechanism*, chapter four of the thesis that
+//! introduces TCP PETRA (`papers/petra.txt`), sections 4.1-4.3: TCP Westwood's bandwidth
+//! estimate, smoothed (eqs. 4.3-4.4), used to set the initial ssthresh (section 4.1.1, eq. 4.5),
+//! to accelerate slow start (section 4.1.2.1), and to keep the window through fast recovery
+//! (section 4.2.3) and timeouts (section 4.3.3) unless the RTT confirms congestion.
+//!
+//! ```
+//! use std::sync::Arc;
+//! let mut transport = quinn::TransportConfig::default();
+//! transport.congestion_controller_factory(Arc::new(cc_petra::PetraConfig::default()));
+//! ```
+//!
+//! # The algorithm
+//!
+//! - **Bandwidth estimate** ([`cc_core::WestwoodEstimator`]): per ACK frame,
+//!   `EBW = acked bytes / (t_k - t_(k-1))` (eq. 4.3), filtered
+//!   `SEBW = 0.1 EBW_i + 0.9 SEBW_(i-1)` (eq. 4.4), reset at every loss event (section 4.1.1).
+//! - **Initial ssthresh** (section 4.1.1, eq. 4.5): `ssthresh = SEBW x MinRTT`, recomputed on
+//!   every ACK frame of the initial slow start, which ends at the first loss or the first
+//!   congestion-avoidance ACK.
+//! - **Faster start** (section 4.1.2.1), per ACK frame:
+//!
+//!   | condition | growth | [`PetraDecision`] |
+//!   |---|---|---|
+//!   | `BytesInFlight() >= ssthresh` (or `cwnd >= ssthresh`) | `cwnd += SMSS x SMSS / cwnd` (eq. 4.2) | `CongestionAvoidance` |
+//!   | `EBW div BytesInFlight() > 2` | `cwnd += (EBW div BytesInFlight()) x SMSS` | `FasterStart` |
+//!   | otherwise | `cwnd += SMSS` per acknowledged segment | `SlowStart` |
+//!
+//! - **Losses.** Every loss first sets `ssthresh = SEBW x MinRTT` as TCP Westwood does (section
+//!   4.3.2; section 4.2.2 "TCPW's bandwidth estimation to calculate ssthresh for every packet
+//!   lost"), then:
+//!
+//!   | [`cc_core::LossSignal`] | paper | condition | window | [`PetraDecision`] |
+//!   |---|---|---|---|---|
+//!   | `FastRetransmit`, `Timeout { 1 or 2 }` | 4.2.3 | flight > ssthresh and LastRTT >= ERTT | `cwnd = ssthresh` | `RecoveryToSsthresh` |
+//!   | | | otherwise | kept | `RecoveryKeep` |
+//!   | `Timeout { 0 }` (persistent congestion) | 4.3.3 | flight < EBW / 2 and LastRTT < ERTT | `cwnd += SMSS x SMSS / cwnd` | `TimeoutGrow` |
+//!   | | | LastRTT < ERTT | `cwnd = ssthresh` | `TimeoutToSsthresh` |
+//!   | | | otherwise (congestion) | minimum window | `TimeoutCollapse` |
+//!   | `Ecn` | - | - | `min(cwnd, ssthresh)` | `Ecn` |
+//!
+//! # Mapping onto QUIC
+//!
+//! - **Which loss is which.** [`cc_core::LossClassifier`] decodes each quinn congestion event
+//!   (DESIGN.md section 3): a packet-threshold loss is the paper's third duplicate ACK, a
+//!   time-threshold loss after one or two later packets is "an RTO after one or two duplicate
+//!   ACKs" and takes section 4.2.3's congestion check (the fast-recovery path the paper's
+//!   TCP would have been in), and persistent congestion (RFC 9002 section 7.6) is the coarse
+//!   timeout of section 4.3.3.
+//! - **ACKs.** quinn calls `on_ack` once per acknowledged packet and `on_end_acks` once per ACK
+//!   frame; one frame is one of the paper's ACKs. `Acked x SMSS` in eq. 4.3 is the bytes the
+//!   frame newly acknowledged, and growth (section 4.1.2.1) is applied per frame with quinn's
+//!   bytes in flight after it, which is TCP's `BytesInFlight()` after processing the ACK.
+//! - **RTTs.** LastRTT is `now - sent` of the frame's largest acknowledged packet; MinRTT the
+//!   smallest such sample; ERTT quinn's smoothed RTT (RFC 9002 section 5.3, the RFC 6298 estimator
+//!   the paper cites) as it was before the frame.
+//! - **Section 4.2.2, faster retransmission, is the transport's job.** Its pseudo-code
+//!   retransmits before the third duplicate ACK when `LastRTT x (4 - count) > Timeout`, i.e.
+//!   when waiting for more duplicate ACKs would outlast the retransmission timer. QUIC
+//!   declares a packet lost either after `packet_threshold` later packets are acknowledged or
+//!   after `time_threshold x max(smoothed RTT, latest RTT)` (RFC 9002 section 6.1), whichever
+//!   comes first, and the retransmission is quinn's, not the controller's. The knobs that play
+//!   section 4.2.2's role are `quinn::TransportConfig::time_threshold` (default 9/8: a lower
+//!   value retransmits sooner on a long-RTT path) and `TransportConfig::packet_threshold`
+//!   (default 3; RFC 3042's early retransmit would be 2). If you change them, give the same
+//!   values to [`PetraConfig::signal`] so the classifier reads losses as quinn declared them.
+//! - **The timeout's `RTO = RTO * 2`** is quinn's PTO backoff, which the controller cannot
+//!   change.
+//!
+//! # Readings of the paper
+//!
+//! - **`EBW` against bytes.** Sections 4.1.2.1 (`EBW div BytesInFlight() > 2`) and 4.3.3
+//!   (`BytesInFlight() < EBW/2`) compare a rate with a byte count. They are read dimensionally:
+//!   `EBW` there is the estimated bandwidth-delay product `SEBW x MinRTT` (eq. 4.5), so the
+//!   ratio says how many times the data in flight would fit in the pipe. `div` is integer
+//!   division, and faster start adds that many segments.
+//! - **Eq. 4.4** writes `a x EBW_(i-1)`; it is read as the previous *smoothed* value (an
+//!   exponentially weighted moving average, as the text says), see
+//!   [`cc_core::WestwoodEstimator`].
+//! - **`BytesInFlight()` at a loss** includes the lost packets (quinn's count at the last ACK
+//!   frame, which precedes loss detection), as TCP's count does at the third duplicate ACK.
+//! - **Missing inputs.** Without an RTT sample, `LastRTT < ERTT` is false (congestion assumed);
+//!   without a bandwidth estimate, ssthresh at a loss is eq. 4.6's `max(FlightSize / 2, 2 SMSS)`
+//!   and the timeout's pipe test fails.
+//!
+//! # Deviations from the paper
+//!
+//! - **Minimum window.** QUIC's minimum window is 2 datagrams (RFC 9002 section 7.2), not 1
+//!   segment: `TimeoutCollapse` goes to 2 datagrams, and no rule goes below that.
+//! - **Initial window.** 10 datagrams, as QUIC starts (RFC 9002 section 7.2), not eq. 4.1's
+//!   2-4 segments.
+//! - **Slow-start exit** also happens when `cwnd >= ssthresh`, besides the paper's
+//!   `BytesInFlight() >= ssthresh`, so an application-limited or paced sender cannot slow-start
+//!   past ssthresh.
+//! - **Faster start never jumps past the estimated BDP** in one step (it never adds less than
+//!   normal slow start). The paper's increment is bounded only by the flight, which after a
+//!   large ACK frame can be far below the window.
+//! - **Growth** is NewReno's: none while application-limited or for packets sent before the
+//!   current recovery period began. Fast recovery's window inflation does not exist in QUIC
+//!   (its ACK ranges make it unnecessary), so section 4.2.3's check is applied once per loss
+//!   episode, at the loss.
+//! - **One reduction per round trip.** Losses of packets sent before the current recovery period
+//!   began do not react again (quinn's `recovery_start_time`); persistent congestion always does.
+//! - **ECN** (absent from the paper) sets ssthresh from the estimate and takes the window down to
+//!   it without the RTT check: the mark is explicit congestion.
+//! - **Pacing.** quinn paces at about 1.25 x cwnd / smoothed RTT, so ACKs return at the sending
+//!   rate, not at the bottleneck rate the paper's bursts measure; eq. 4.5 therefore tends to
+//!   end the initial slow start earlier than in the paper's ns-3 runs.
+//!   [`PetraConfig::estimate_initial_ssthresh`] turns section 4.1.1 off.
+#![deny(missing_docs)]
+
+mod config;
+mod petra;
+
+pub use config::PetraConfig;
+pub use petra::{Petra, PetraDecision};

@@ -1,0 +1,97 @@
+//! TCP-UB congestion control for quinn.
+//!
+//! Port of: Wafa Elmannai, Khaled Elleithy and Abdul Razaque, *A High Performance and Efficient
+//! TCP Variant* (TCP University of Bridgeport), section "TCP-UB Algorithms" (`papers/tcp-ub.txt`).
+//!
+//! TCP-UB behaves as TCP Vegas in slow start, and in congestion avoidance makes Vegas' per-RTT
+//! decision on the backlog `Diff = (Expected - Actual) x BaseRTT` with a third threshold, gamma
+//! ("Gama"), between Vegas' alpha and beta: in the band from alpha to gamma it behaves as TCP
+//! Westwood, setting ssthresh from the bandwidth estimate and capping the window at it.
+//!
+//! ```
+//! use std::sync::Arc;
+//! let mut transport = quinn::TransportConfig::default();
+//! transport.congestion_controller_factory(Arc::new(cc_ub::UbConfig::default()));
+//! ```
+//!
+//! # The algorithm
+//!
+//! Once per round trip ([`cc_core::RoundCounter`]), with `RTT` the round's smallest sample and
+//! `BaseRTT` the smallest ever ([`cc_core::RttRounds`]), [`cc_core::VegasBacklog`] computes
+//! `Expected = CWND / BaseRTT`, `Actual = CWND / RTT`,
+//! `Diff = (Expected - Actual) x BaseRTT = CWND x (RTT - BaseRTT) / RTT` packets, and:
+//!
+//! | phase | `Diff` | action | [`UbDecision`] |
+//! |---|---|---|---|
+//! | slow start | `> slow_start_gamma` (1) | `cwnd = min(cwnd, Actual x BaseRTT + 1)`, `ssthresh = cwnd - 1`, leave slow start | `SlowStartExit` |
+//! | slow start | otherwise | +1 segment per acknowledged segment, every other round | `SlowStart` |
+//! | avoidance | `< alpha` (2) | `cwnd + 1` packet | `Increase` |
+//! | avoidance | `alpha <= Diff < gamma` (3) | `ssthresh = max(2, BWE x BaseRTT / seg)`; `cwnd = ssthresh` if above | `Westwood` |
+//! | avoidance | `gamma <= Diff <= beta` (4) | hold | `Hold` |
+//! | avoidance | `> beta` | `cwnd - 1` packet | `Decrease` |
+//!
+//! Losses ([`cc_core::LossSignal`]):
+//!
+//! | signal | action | [`UbDecision`] |
+//! |---|---|---|
+//! | `FastRetransmit`, `Timeout { 1 or 2 }`, `Ecn` | `ssthresh = max(2, BWE x BaseRTT / seg)`, `cwnd = min(cwnd, ssthresh)`, congestion avoidance | `Loss` |
+//! | `Timeout { 0 }` (persistent congestion) | `cwnd = 1` (the minimum window), `ssthresh = max(2, BWE x BaseRTT / seg)`, slow start | `Timeout` |
+//!
+//! BWE is TCP Westwood's bandwidth estimate, [`cc_core::WestwoodEstimator`]: bytes acknowledged
+//! per ACK frame over the time since the previous frame, low-pass filtered (weight 0.9 on the
+//! previous estimate).
+//!
+//! # Mapping onto QUIC
+//!
+//! - **Rounds** are counted by packet number: a round ends when a packet sent after it began is
+//!   acknowledged (Linux `tcp_vegas.c`'s `beg_snd_nxt`). RTT samples are `now - sent` of every
+//!   acknowledged packet, and the round's RTT is their minimum (as Linux takes it, which filters
+//!   out ACK-delay noise).
+//! - **Losses** come from [`cc_core::LossClassifier`] (DESIGN.md section 3). Only persistent
+//!   congestion (RFC 9002 section 7.6) is the paper's "time out is expired"; a time-threshold
+//!   loss after one or two later packets is a loss like a fast retransmit, because quinn keeps
+//!   receiving ACKs around it.
+//!
+//! # Readings of the paper
+//!
+//! - **`If (Diff= δ)`.** The pseudo-code tests equality with δ, which its comment calls Gama,
+//!   while the text says the window grows "until it reaches the middle threshold Gama. Since the
+//!   difference is less than Gama ... CWND behaves as TCP Westwood ... That continues until it
+//!   reaches the highest threshold Beta". Equality of a real-valued backlog would almost never
+//!   hold, so the test is read as the band `alpha <= Diff < gamma`, and `gamma <= Diff <= beta`
+//!   is the pseudo-code's "Otherwise -> CWND" ([`DiffBand`]).
+//! - **The thresholds' values** are not in the paper; defaults alpha = 2, gamma = 3, beta = 4
+//!   packets ([`UbConfig::thresholds`]).
+//! - **"If (the Dup ACKs are arrived)"** opens the pseudo-code, but what follows is Vegas'
+//!   per-RTT congestion avoidance; it is read as "on ACKs", once per round trip.
+//! - **The timeout branch** is nested inside the Westwood branch in the pseudo-code; a timeout
+//!   does not depend on the backlog, so it is applied whenever persistent congestion happens.
+//! - **"Vegas slow start exactly"** is Brakmo and Peterson's (1995, section 3.3): exponential
+//!   growth every other round, leaving slow start when the backlog exceeds a threshold of its
+//!   own (1 packet, [`UbConfig::slow_start_gamma`]), with Linux `tcp_vegas.c`'s exit window.
+//!
+//! # Deviations from the paper
+//!
+//! - **Minimum window.** QUIC's minimum window is 2 datagrams (RFC 9002 section 7.2): the
+//!   timeout's `CWND = 1` gives 2 datagrams.
+//! - **Initial window.** 10 datagrams, as QUIC starts (RFC 9002 section 7.2).
+//! - **Losses other than the timeout** follow TCP Westwood (the paper says only that the window
+//!   behaves "as TCP Westwood"), and leave slow start.
+//! - **Without a bandwidth estimate** (a loss before the second ACK frame), ssthresh is half the
+//!   window (NewReno); the Westwood band then holds.
+//! - **Growth** is NewReno's: none while application-limited or for packets sent before the
+//!   current recovery period began; a round's `+1` is skipped when application-limited.
+//! - **One reduction per round trip.** Losses of packets sent before the current recovery period
+//!   began do not react again; persistent congestion always does.
+//! - **The base RTT is never refreshed** (as in Vegas); on a MANET a route change to a longer
+//!   path makes TCP-UB see a standing backlog until the route shortens again.
+//!
+//! The packet and time thresholds the classifier uses ([`UbConfig::signal`]) must equal the
+//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8).
+#![deny(missing_docs)]
+
+mod config;
+mod ub;
+
+pub use config::UbConfig;
+pub use ub::{DiffBand, Ub, UbDecision, UbPhase};

@@ -1,0 +1,34 @@
+//! The cc-core property harness on TCP-UB: 10,000 random callback sequences (override with
+//! `CC_PROPTEST_CASES`).
+
+use cc_core::QuinnAdapter;
+use cc_core::testing::check_controller_invariants;
+use cc_ub::{Ub, UbConfig};
+
+fn cases() -> u32 {
+    std::env::var("CC_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
+#[test]
+fn ub_invariants_hold_on_random_callback_sequences() {
+    check_controller_invariants(cases(), |mtu| {
+        let cfg = UbConfig::default();
+        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.get_signal().clone())
+    });
+}
+
+#[test]
+fn ub_invariants_hold_with_other_thresholds_and_linux_slow_start() {
+    check_controller_invariants(cases() / 10, |mtu| {
+        let mut cfg = UbConfig::default();
+        cfg.thresholds(0.0, 0.5, 1.0)
+            .unwrap()
+            .bwe_gain(0.0)
+            .unwrap()
+            .slow_start_every_other_rtt(false);
+        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.get_signal().clone())
+    });
+}
