@@ -36,6 +36,22 @@ pub fn check_unit_factor(field: &'static str, value: f64) -> Result<f64, ConfigE
     }
 }
 
+/// Checks an initial window in datagrams: 2 (RFC 9002's minimum window) to 1000.
+///
+/// The setter every controller config shares; the default everywhere is 10 (RFC 9002 section
+/// 7.2 allows `min(10 x mtu, max(14720, 2 x mtu))`; quinn's NewReno uses 14720 bytes).
+pub fn check_initial_window_packets(value: u64) -> Result<u64, ConfigError> {
+    if (2..=1000).contains(&value) {
+        Ok(value)
+    } else {
+        Err(ConfigError::new(
+            "initial_window_packets",
+            value,
+            "2 to 1000",
+        ))
+    }
+}
+
 /// How [`crate::LossClassifier`] turns quinn's congestion events into [`crate::LossSignal`]s.
 ///
 /// `packet_threshold` and `time_threshold` **must equal the transport's**

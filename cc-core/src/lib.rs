@@ -44,7 +44,7 @@ pub use adapter::QuinnAdapter;
 pub use algorithm::CongestionAlgorithm;
 pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
-pub use config::{ConfigError, SignalConfig, check_unit_factor};
+pub use config::{ConfigError, SignalConfig, check_initial_window_packets, check_unit_factor};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};

@@ -1,5 +1,6 @@
 //! Recovery-epoch bookkeeping: at most one window reduction per round trip.
 
+use crate::CongestionEvent;
 use std::time::Instant;
 
 /// When the current recovery period began, as quinn's NewReno tracks it
@@ -32,6 +33,18 @@ impl RecoveryEpoch {
         self.start = Some(now);
     }
 
+    /// Whether a congestion event should change the window: persistent congestion (QUIC's
+    /// RTO) always does and restarts the period; any other event only when its packet was
+    /// sent after the current period began, which then starts a new one.
+    pub fn admits(&mut self, event: &CongestionEvent) -> bool {
+        if event.signal.is_persistent() {
+            self.restart(event.now);
+            true
+        } else {
+            self.enter(event.now, event.sent)
+        }
+    }
+
     /// When the current recovery period began.
     pub fn start(&self) -> Option<Instant> {
         self.start
@@ -56,5 +69,28 @@ mod tests {
         // Sent after it began: a new episode.
         assert!(r.enter(t0 + ms(300), t0 + ms(150)));
         assert_eq!(r.start(), Some(t0 + ms(300)));
+    }
+
+    #[test]
+    fn persistent_congestion_is_always_admitted() {
+        use crate::LossSignal;
+        let t0 = Instant::now();
+        let ms = Duration::from_millis;
+        let event = |now, sent, signal| CongestionEvent {
+            now,
+            sent,
+            lost_bytes: 1200,
+            signal,
+            determined: true,
+        };
+        let mut r = RecoveryEpoch::default();
+        assert!(r.admits(&event(t0 + ms(100), t0, LossSignal::FastRetransmit)));
+        assert!(!r.admits(&event(
+            t0 + ms(110),
+            t0 + ms(50),
+            LossSignal::Timeout { dup_acks: 1 }
+        )));
+        assert!(r.admits(&event(t0 + ms(120), t0 + ms(50), LossSignal::PERSISTENT)));
+        assert_eq!(r.start(), Some(t0 + ms(120)));
     }
 }

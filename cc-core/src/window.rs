@@ -61,6 +61,13 @@ impl Window {
         MIN_WINDOW_PACKETS * self.mtu
     }
 
+    /// `packets` datagrams in bytes, within `[minimum, MAX_WINDOW]` (e.g. an initial window).
+    pub fn bytes_for_packets(&self, packets: u64) -> u64 {
+        packets
+            .saturating_mul(self.mtu)
+            .clamp(self.minimum(), MAX_WINDOW)
+    }
+
     /// Whether the window is below ssthresh (slow start).
     pub fn in_slow_start(&self) -> bool {
         self.cwnd < self.ssthresh

@@ -1,10 +1,12 @@
 //! `KarakConfig`: the paper's knobs, validated, and quinn's controller factory.
 
 use crate::Karak;
-use cc_core::{ConfigError, QuinnAdapter, SignalConfig, check_unit_factor};
-use std::time::Instant;
+use cc_core::{
+    ConfigError, QuinnAdapter, SignalConfig, check_initial_window_packets, check_unit_factor,
+};
 use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::sync::Arc;
+use std::time::Instant;
 
 /// Configuration of [`Karak`], and the factory quinn builds it from.
 ///
@@ -31,10 +33,7 @@ impl KarakConfig {
     /// Initial window in datagrams. Default 10 (RFC 9002 section 7.2 allows
     /// `min(10 x mtu, max(14720, 2 x mtu))`; quinn's NewReno uses 14720 bytes). Allowed: 2 to 1000.
     pub fn initial_window_packets(&mut self, value: u64) -> Result<&mut Self, ConfigError> {
-        if !(2..=1000).contains(&value) {
-            return Err(ConfigError::new("initial_window_packets", value, "2 to 1000"));
-        }
-        self.initial_window_packets = value;
+        self.initial_window_packets = check_initial_window_packets(value)?;
         Ok(self)
     }
 
@@ -131,10 +130,22 @@ mod tests {
     fn invalid_settings_are_named_errors() {
         let mut c = KarakConfig::default();
         for (field, result) in [
-            ("fast_retransmit_factor", c.clone().fast_retransmit_factor(0.0).map(|_| ())),
-            ("two_dup_ack_factor", c.clone().two_dup_ack_factor(1.5).map(|_| ())),
-            ("one_dup_ack_factor", c.clone().one_dup_ack_factor(-0.1).map(|_| ())),
-            ("initial_window_packets", c.clone().initial_window_packets(1).map(|_| ())),
+            (
+                "fast_retransmit_factor",
+                c.clone().fast_retransmit_factor(0.0).map(|_| ()),
+            ),
+            (
+                "two_dup_ack_factor",
+                c.clone().two_dup_ack_factor(1.5).map(|_| ()),
+            ),
+            (
+                "one_dup_ack_factor",
+                c.clone().one_dup_ack_factor(-0.1).map(|_| ()),
+            ),
+            (
+                "initial_window_packets",
+                c.clone().initial_window_packets(1).map(|_| ()),
+            ),
         ] {
             let err = result.unwrap_err();
             assert_eq!(err.field, field);

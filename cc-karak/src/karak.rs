@@ -2,8 +2,8 @@
 
 use crate::KarakConfig;
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth,
-    Window, next_power_of_two, scale, trace,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth, Window,
+    next_power_of_two, scale, trace,
 };
 
 /// TCP Karak: NewReno whose multiplicative decrease after a timeout is graded by the number of
@@ -145,10 +145,8 @@ impl CongestionAlgorithm for Karak {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
-        if event.signal.is_persistent() {
-            // The RTO: always reacts, even inside a recovery period.
-            self.recovery.restart(event.now);
-        } else if !self.recovery.enter(event.now, event.sent) {
+        // One reduction per round trip; persistent congestion (the RTO) always reacts.
+        if !self.recovery.admits(event) {
             return;
         }
         self.react(event.signal);
@@ -167,9 +165,7 @@ impl CongestionAlgorithm for Karak {
     }
 
     fn initial_window(&self) -> u64 {
-        self.config
-            .get_initial_window_packets()
-            .saturating_mul(self.window.mtu())
-            .max(self.window.minimum())
+        self.window
+            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

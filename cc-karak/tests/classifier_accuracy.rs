@@ -63,7 +63,9 @@ async fn request_response(seed: u64, rounds: usize) {
             let request = recv.read_to_end(64).await.expect("request");
             // Responses of 2 to 9 datagrams: most losses are near a flight's tail.
             let size = 1000 + 1200 * (usize::from(request[0]) % 8);
-            send.write_all(&vec![request[0]; size]).await.expect("respond");
+            send.write_all(&vec![request[0]; size])
+                .await
+                .expect("respond");
             send.finish().expect("finish");
         }
     });
@@ -108,10 +110,19 @@ fn classifier_agrees_with_quinns_loss_detection() {
     println!("{}", report.join("\n"));
 
     assert!(total.events >= 100, "too few events to judge: {total}");
-    assert_eq!(total.unpaired, 0, "every classification pairs with a quinn record");
-    assert!(persistent >= 1, "the blackout must cause persistent congestion");
+    assert_eq!(
+        total.unpaired, 0,
+        "every classification pairs with a quinn record"
+    );
+    assert!(
+        persistent >= 1,
+        "the blackout must cause persistent congestion"
+    );
     // The hard cases must be present in numbers, or agreement would say little.
-    assert!(total.timeouts >= 30, "too few time-threshold losses: {total}");
+    assert!(
+        total.timeouts >= 30,
+        "too few time-threshold losses: {total}"
+    );
     assert!(
         total.determined_rate() >= 0.99,
         "determined events: {:.2}% < 99%\n{}",

@@ -141,7 +141,11 @@ fn a_drop_near_the_tail_of_a_flight_is_a_graded_timeout() {
         (2, LossSignal::Timeout { dup_acks: 2 }),
     ] {
         let (_, events) = one_response(vec![last_full - behind]);
-        assert_eq!(events.len(), 1, "one drop {behind} from the tail: {events:?}");
+        assert_eq!(
+            events.len(),
+            1,
+            "one drop {behind} from the tail: {events:?}"
+        );
         assert_eq!(events[0].truth, expected, "quinn's own reading");
         assert_eq!(events[0].predicted, expected, "what reached Karak");
     }

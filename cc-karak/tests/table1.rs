@@ -33,13 +33,33 @@ fn table1_from_a_window_of_64_packets() {
     // (signal, decision, window after in packets, ssthresh after in packets)
     let rows = [
         // Dup_ACK == 3: cwnd = 64 / 2 = 32; fast recovery sets ssthresh = cwnd = 32.
-        (LossSignal::FastRetransmit, KarakDecision::FastRetransmit, 32, 32),
+        (
+            LossSignal::FastRetransmit,
+            KarakDecision::FastRetransmit,
+            32,
+            32,
+        ),
         // Timeout, Dup_ACK == 2: 64 / 4 = 16, already a power of two; ssthresh = 64 / 2.
-        (LossSignal::Timeout { dup_acks: 2 }, KarakDecision::TimeoutAfterTwo, 16, 32),
+        (
+            LossSignal::Timeout { dup_acks: 2 },
+            KarakDecision::TimeoutAfterTwo,
+            16,
+            32,
+        ),
         // Timeout, Dup_ACK == 1: 64 / 8 = 8; ssthresh = 64 / 2.
-        (LossSignal::Timeout { dup_acks: 1 }, KarakDecision::TimeoutAfterOne, 8, 32),
+        (
+            LossSignal::Timeout { dup_acks: 1 },
+            KarakDecision::TimeoutAfterOne,
+            8,
+            32,
+        ),
         // Timeout, Dup_ACK == 0: cwnd = 1 segment in TCP; QUIC's minimum is 2 datagrams.
-        (LossSignal::PERSISTENT, KarakDecision::TimeoutAfterNone, 2, 32),
+        (
+            LossSignal::PERSISTENT,
+            KarakDecision::TimeoutAfterNone,
+            2,
+            32,
+        ),
         // ECN (not in the paper): as a fast retransmit.
         (LossSignal::Ecn, KarakDecision::Ecn, 32, 32),
     ];
@@ -96,7 +116,9 @@ fn small_windows_never_go_below_the_minimum() {
 #[test]
 fn configured_factors_replace_the_papers() -> Result<(), cc_core::ConfigError> {
     let mut cfg = KarakConfig::default();
-    cfg.one_dup_ack_factor(0.25)?.two_dup_ack_factor(0.5)?.fast_retransmit_factor(0.7)?;
+    cfg.one_dup_ack_factor(0.25)?
+        .two_dup_ack_factor(0.5)?
+        .fast_retransmit_factor(0.7)?;
     let mut k = Karak::new(cfg.clone(), MTU);
     let t0 = Instant::now();
     let grow = |k: &mut Karak| {
@@ -133,10 +155,18 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_cuts() {
         signal,
         determined: true,
     };
-    k.on_congestion(&event(t0 + ms(200), t0 + ms(50), LossSignal::FastRetransmit));
+    k.on_congestion(&event(
+        t0 + ms(200),
+        t0 + ms(50),
+        LossSignal::FastRetransmit,
+    ));
     assert_eq!(k.window(), 32 * SEG);
     // Another loss of a packet sent before recovery began (t0 + 200 ms): ignored.
-    k.on_congestion(&event(t0 + ms(210), t0 + ms(100), LossSignal::Timeout { dup_acks: 1 }));
+    k.on_congestion(&event(
+        t0 + ms(210),
+        t0 + ms(100),
+        LossSignal::Timeout { dup_acks: 1 },
+    ));
     assert_eq!(k.window(), 32 * SEG);
     // Persistent congestion: always cuts.
     k.on_congestion(&event(t0 + ms(220), t0 + ms(100), LossSignal::PERSISTENT));

@@ -1,7 +1,10 @@
 //! `PetraConfig`: the paper's knobs, validated, and quinn's controller factory.
 
 use crate::Petra;
-use cc_core::{ConfigError, QuinnAdapter, SignalConfig, WestwoodEstimator, check_filter_gain};
+use cc_core::{
+    ConfigError, QuinnAdapter, SignalConfig, WestwoodEstimator, check_filter_gain,
+    check_initial_window_packets,
+};
 use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::sync::Arc;
 use std::time::Instant;
@@ -34,14 +37,7 @@ impl PetraConfig {
     /// Initial window in datagrams. Default 10 (RFC 9002 section 7.2; the paper's eq. 4.1 is
     /// TCP's 2-4 segments). Allowed: 2 to 1000.
     pub fn initial_window_packets(&mut self, value: u64) -> Result<&mut Self, ConfigError> {
-        if !(2..=1000).contains(&value) {
-            return Err(ConfigError::new(
-                "initial_window_packets",
-                value,
-                "2 to 1000",
-            ));
-        }
-        self.initial_window_packets = value;
+        self.initial_window_packets = check_initial_window_packets(value)?;
         Ok(self)
     }
 

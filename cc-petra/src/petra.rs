@@ -355,10 +355,8 @@ impl CongestionAlgorithm for Petra {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
-        if event.signal.is_persistent() {
-            // The RTO: always reacts, even inside a recovery period.
-            self.recovery.restart(event.now);
-        } else if !self.recovery.enter(event.now, event.sent) {
+        // One reduction per round trip; persistent congestion (the RTO) always reacts.
+        if !self.recovery.admits(event) {
             self.in_flight = self.in_flight.saturating_sub(event.lost_bytes);
             return;
         }
@@ -381,9 +379,7 @@ impl CongestionAlgorithm for Petra {
     }
 
     fn initial_window(&self) -> u64 {
-        self.config
-            .get_initial_window_packets()
-            .saturating_mul(self.window.mtu())
-            .max(self.window.minimum())
+        self.window
+            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

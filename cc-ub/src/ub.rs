@@ -343,10 +343,8 @@ impl CongestionAlgorithm for Ub {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
-        if event.signal.is_persistent() {
-            // The timeout: always reacts, even inside a recovery period.
-            self.recovery.restart(event.now);
-        } else if !self.recovery.enter(event.now, event.sent) {
+        // One reduction per round trip; persistent congestion (the RTO) always reacts.
+        if !self.recovery.admits(event) {
             return;
         }
         self.react(event.signal);
@@ -365,9 +363,7 @@ impl CongestionAlgorithm for Ub {
     }
 
     fn initial_window(&self) -> u64 {
-        self.config
-            .get_initial_window_packets()
-            .saturating_mul(self.window.mtu())
-            .max(self.window.minimum())
+        self.window
+            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

@@ -1,0 +1,229 @@
+//! SACK-FeW's state and decisions (section 2 of the paper).
+
+use crate::SackFewConfig;
+use cc_core::{
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, Window, scale,
+    trace,
+};
+
+/// The fractional window increment of section 2.1, applied in bytes without losing the fraction
+/// of a byte each acknowledgement contributes.
+///
+/// With `alpha = 0.01` and 1200-byte datagrams, an ACK of one datagram at a 100-datagram window
+/// adds 0.12 bytes: truncating each increment to whole bytes would freeze the window forever.
+/// The fraction is carried over to the next acknowledgement instead.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FewGrowth {
+    /// Growth owed to the window and not yet applied, bytes; always in `[0, 1)`.
+    fraction: f64,
+}
+
+impl FewGrowth {
+    /// Grows `window` for `acked` newly acknowledged bytes; returns the whole bytes added.
+    pub fn on_ack(&mut self, window: &mut Window, alpha: f64, acked: u64) -> u64 {
+        // Section 2.1 (SACK-FeW): cwnd_new = cwnd_current + alpha / cwnd_current, per ACK, in
+        // packets. In bytes, with W = cwnd in bytes and M = the datagram size (the MSS), the
+        // window is W / M packets, so one ACK of one segment adds
+        //     M x alpha / (W / M) = alpha x M x M / W bytes,
+        // and an ACK of `acked` bytes (acked / M segments, byte counting) adds
+        //     (acked / M) x alpha x M x M / W = alpha x M x acked / W bytes.
+        // Over one round trip about W bytes are acknowledged: the window grows by alpha x M
+        // bytes, i.e. by alpha packets per round trip whatever its size.
+        //
+        // Finite: alpha <= 1, M <= 65535, acked <= 2^64, W >= 2 x M >= 2.
+        let cwnd = window.cwnd().max(1) as f64;
+        let increment = alpha * window.mtu() as f64 * acked as f64 / cwnd;
+        let total = self.fraction + increment;
+        if !total.is_finite() {
+            // Unreachable with a validated alpha; keep the state sane regardless.
+            self.fraction = 0.0;
+            return 0;
+        }
+        let whole = total.trunc();
+        self.fraction = total - whole;
+        let before = window.cwnd();
+        // f64 -> u64 saturates; Window clamps at MAX_WINDOW.
+        window.grow(whole as u64);
+        window.cwnd().saturating_sub(before)
+    }
+
+    /// The fraction of a byte owed to the window, in `[0, 1)`.
+    pub fn fraction(&self) -> f64 {
+        self.fraction
+    }
+
+    /// Forgets the owed fraction (after a window reduction).
+    pub fn reset(&mut self) {
+        self.fraction = 0.0;
+    }
+}
+
+/// SACK-FeW: QUIC's selective-acknowledgement loss recovery with the fractional window
+/// increment `cwnd += alpha / cwnd` per ACK in slow start and congestion avoidance alike.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SackFew {
+    config: SackFewConfig,
+    /// Congestion window and slow-start threshold, bytes.
+    window: Window,
+    /// Fractional growth carried between acknowledgements, bytes.
+    growth: FewGrowth,
+    /// Start of the current recovery period (one reduction per round trip).
+    recovery: RecoveryEpoch,
+}
+
+/// What a congestion event did to the window, for tracing and tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SackFewDecision {
+    /// A loss found from the acknowledgement ranges (packet or time threshold) or an ECN mark:
+    /// ssthresh as NewReno, then section 2.2 step 4, `cwnd = min(cwnd, ssthresh)`.
+    ReduceToSsthresh,
+    /// Persistent congestion (QUIC's counterpart of the RTO): ssthresh as NewReno, window to
+    /// the minimum.
+    CollapseToMinimum,
+}
+
+impl SackFewDecision {
+    /// The decision for a loss signal.
+    pub fn for_signal(signal: LossSignal) -> Self {
+        if signal.is_persistent() {
+            Self::CollapseToMinimum
+        } else {
+            Self::ReduceToSsthresh
+        }
+    }
+
+    /// A stable name for tracing.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::ReduceToSsthresh => "reduce_to_ssthresh",
+            Self::CollapseToMinimum => "collapse_to_minimum",
+        }
+    }
+}
+
+impl SackFew {
+    /// A controller at the start of a connection whose datagrams are `mtu` bytes.
+    pub fn new(config: SackFewConfig, mtu: u16) -> Self {
+        // QUIC's initial window (RFC 9002 section 7.2) and an unbounded ssthresh; the paper
+        // leaves TCP's initial values as SACK has them (see the crate's deviations).
+        let window = Window::new(config.get_initial_window_packets(), mtu);
+        Self {
+            config,
+            window,
+            growth: FewGrowth::default(),
+            recovery: RecoveryEpoch::default(),
+        }
+    }
+
+    /// The window state.
+    pub fn window_state(&self) -> &Window {
+        &self.window
+    }
+
+    /// The configuration in use.
+    pub fn config(&self) -> &SackFewConfig {
+        &self.config
+    }
+
+    /// The fraction of a byte of growth owed to the window, in `[0, 1)`.
+    pub fn pending_growth(&self) -> f64 {
+        self.growth.fraction()
+    }
+
+    /// Applies the reaction to a loss `signal`; returns the decision taken.
+    ///
+    /// Pure with respect to time and recovery: callers decide whether the event reduces the
+    /// window at all (one reduction per round trip).
+    pub fn react(&mut self, signal: LossSignal) -> SackFewDecision {
+        let decision = SackFewDecision::for_signal(signal);
+        let before = self.window.cwnd();
+        // "ssthresh set as NewReno" (RFC 5681 eq. 4; quinn's NewReno): ssthresh = cwnd x 1/2,
+        // the factor being `loss_reduction_factor`.
+        self.window
+            .set_ssthresh(scale(before, self.config.get_loss_reduction_factor()));
+        let cwnd = match decision {
+            // Section 2.2 step 4 (SACK-FeW): cwnd_current = minimum(cwnd_current, ssthresh).
+            SackFewDecision::ReduceToSsthresh => before.min(self.window.ssthresh()),
+            // The RTO: TCP restarts from one segment; QUIC's floor is 2 datagrams.
+            SackFewDecision::CollapseToMinimum => 0,
+        };
+        self.window.set_cwnd(cwnd);
+        self.growth.reset();
+        trace::window_decision(
+            Self::NAME,
+            decision.name(),
+            Some(signal),
+            self.window.cwnd(),
+            self.window.ssthresh(),
+        );
+        decision
+    }
+}
+
+impl CongestionAlgorithm for SackFew {
+    const NAME: &'static str = "sackfew";
+
+    fn on_ack(&mut self, ack: &AckSample) {
+        // RFC 9002 sections 7.3.2 and 7.8: no growth during recovery (acknowledgements of
+        // packets sent before it began) nor while application-limited.
+        if ack.app_limited || self.recovery.contains(ack.sent) {
+            return;
+        }
+        // Section 2.2 step 5 (SACK-FeW): cwnd_new = cwnd_current + alpha / cwnd_current, in
+        // slow start and congestion avoidance alike (section 1).
+        self.growth
+            .on_ack(&mut self.window, self.config.get_alpha(), ack.bytes);
+    }
+
+    fn on_congestion(&mut self, event: &CongestionEvent) {
+        // One reduction per round trip; persistent congestion (the RTO) always reacts.
+        if !self.recovery.admits(event) {
+            return;
+        }
+        self.react(event.signal);
+    }
+
+    fn on_mtu_update(&mut self, mtu: u16) {
+        self.window.set_mtu(mtu);
+    }
+
+    fn window(&self) -> u64 {
+        self.window.cwnd()
+    }
+
+    fn ssthresh(&self) -> u64 {
+        self.window.ssthresh()
+    }
+
+    fn initial_window(&self) -> u64 {
+        self.window
+            .bytes_for_packets(self.config.get_initial_window_packets())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fraction_stays_in_unit_interval() {
+        let mut w = Window::new(10, 1200);
+        let mut g = FewGrowth::default();
+        for acked in [0, 1, 1200, 65_535, u64::MAX, 7] {
+            g.on_ack(&mut w, 1.0, acked);
+            assert!((0.0..1.0).contains(&g.fraction()), "{}", g.fraction());
+        }
+        assert_eq!(w.cwnd(), cc_core::MAX_WINDOW);
+    }
+
+    #[test]
+    fn alpha_zero_never_grows() {
+        let mut w = Window::new(10, 1200);
+        let mut g = FewGrowth::default();
+        for _ in 0..1000 {
+            assert_eq!(g.on_ack(&mut w, 0.0, 1200), 0);
+        }
+        assert_eq!(w.cwnd(), 12_000);
+        assert_eq!(g.fraction(), 0.0);
+    }
+}
