@@ -111,11 +111,6 @@ impl Abra {
         }
     }
 
-    /// The window state.
-    pub fn window_state(&self) -> &Window {
-        &self.window
-    }
-
     /// The configuration in use.
     pub fn config(&self) -> &AbraConfig {
         &self.config
@@ -303,16 +298,12 @@ impl CongestionAlgorithm for Abra {
         self.react(event.signal, event.now);
     }
 
-    fn on_mtu_update(&mut self, mtu: u16) {
-        self.window.set_mtu(mtu);
+    fn window_state(&self) -> &Window {
+        &self.window
     }
 
-    fn window(&self) -> u64 {
-        self.window.cwnd()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh()
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
     }
 
     fn initial_window(&self) -> u64 {

@@ -3,7 +3,7 @@
 //! input.
 
 use cc_abra::{Abra, AbraConfig};
-use cc_core::testing::check_controller_invariants;
+use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_core::{
     AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter,
     RttSnapshot,
@@ -12,16 +12,9 @@ use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::time::{Duration, Instant};
 
-fn cases() -> u32 {
-    std::env::var("CC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
-
 #[test]
 fn abra_invariants_hold_on_random_callback_sequences() {
-    check_controller_invariants(cases(), |mtu| {
+    check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = AbraConfig::default();
         QuinnAdapter::new(Abra::new(cfg.clone(), mtu), cfg.get_signal().clone())
     });
@@ -61,7 +54,7 @@ fn backoff_stays_in_range_and_restores_follow_the_rule() {
     // After every step: the backoff factor is in [1, 2]; min_srtt <= every smoothed RTT seen <=
     // max_srtt; and a restore sets exactly max(saved / 2, min) and max(saved / 4, min).
     let config = Config {
-        cases: cases(),
+        cases: proptest_cases(),
         failure_persistence: None,
         ..Config::default()
     };

@@ -1,6 +1,6 @@
 //! The stack-agnostic algorithm interface every controller crate implements.
 
-use crate::{AckRoundEnd, AckSample, CongestionEvent};
+use crate::{AckRoundEnd, AckSample, CongestionEvent, Window};
 use std::fmt::Debug;
 use std::time::Instant;
 
@@ -33,14 +33,27 @@ pub trait CongestionAlgorithm: Clone + Debug + Send + Sync + 'static {
     /// A classified congestion event.
     fn on_congestion(&mut self, event: &CongestionEvent);
 
-    /// The datagram size changed.
-    fn on_mtu_update(&mut self, mtu: u16);
+    /// The congestion window and slow-start threshold.
+    fn window_state(&self) -> &Window;
+
+    /// The congestion window and slow-start threshold, to change.
+    fn window_state_mut(&mut self) -> &mut Window;
+
+    /// The datagram size changed. Default: window and ssthresh keep their byte values, never
+    /// below the new minimum ([`Window::set_mtu`]).
+    fn on_mtu_update(&mut self, mtu: u16) {
+        self.window_state_mut().set_mtu(mtu);
+    }
 
     /// Congestion window, bytes.
-    fn window(&self) -> u64;
+    fn window(&self) -> u64 {
+        self.window_state().cwnd()
+    }
 
     /// Slow-start threshold, bytes (reported in quinn's metrics and qlog).
-    fn ssthresh(&self) -> u64;
+    fn ssthresh(&self) -> u64 {
+        self.window_state().ssthresh()
+    }
 
     /// Pacing rate, bits per second, where the algorithm sets one.
     fn pacing_rate(&self) -> Option<u64> {

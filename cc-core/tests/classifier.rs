@@ -3,14 +3,24 @@
 
 use cc_core::testing::{DrivenEvent, Driver};
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, SignalConfig,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, SignalConfig, Window,
 };
 use std::time::Duration;
 
 /// An algorithm that only records the events it is handed.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 struct Recorder {
     events: Vec<CongestionEvent>,
+    window: Window,
+}
+
+impl Default for Recorder {
+    fn default() -> Self {
+        Self {
+            events: Vec::new(),
+            window: Window::new(1000, 1200),
+        }
+    }
 }
 
 impl CongestionAlgorithm for Recorder {
@@ -19,15 +29,14 @@ impl CongestionAlgorithm for Recorder {
     fn on_congestion(&mut self, event: &CongestionEvent) {
         self.events.push(*event);
     }
-    fn on_mtu_update(&mut self, _: u16) {}
-    fn window(&self) -> u64 {
-        1 << 20
+    fn window_state(&self) -> &Window {
+        &self.window
     }
-    fn ssthresh(&self) -> u64 {
-        1 << 20
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
     }
     fn initial_window(&self) -> u64 {
-        1 << 20
+        self.window.cwnd()
     }
 }
 

@@ -73,11 +73,6 @@ impl Karak {
         }
     }
 
-    /// The window state.
-    pub fn window_state(&self) -> &Window {
-        &self.window
-    }
-
     /// Applies Table 1's reaction to `signal`; returns the row taken.
     ///
     /// Pure with respect to time and recovery: callers decide whether the event reduces the
@@ -152,16 +147,12 @@ impl CongestionAlgorithm for Karak {
         self.react(event.signal);
     }
 
-    fn on_mtu_update(&mut self, mtu: u16) {
-        self.window.set_mtu(mtu);
+    fn window_state(&self) -> &Window {
+        &self.window
     }
 
-    fn window(&self) -> u64 {
-        self.window.cwnd()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh()
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
     }
 
     fn initial_window(&self) -> u64 {

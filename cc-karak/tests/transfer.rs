@@ -1,7 +1,7 @@
 //! An app developer's view: a quinn connection configured with Karak moves several megabytes
 //! intact over a lossy emulated path, and the controller in use is Karak.
 
-use cc_core::QuinnAdapter;
+use cc_core::{CongestionAlgorithm, QuinnAdapter};
 use cc_karak::{Karak, KarakConfig};
 use netsim::quinn_pair::QuinnPair;
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate, virtual_runtime};

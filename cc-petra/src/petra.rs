@@ -108,11 +108,6 @@ impl Petra {
         }
     }
 
-    /// The window state.
-    pub fn window_state(&self) -> &Window {
-        &self.window
-    }
-
     /// The smoothed bandwidth estimate SEBW (eq. 4.4), if one exists since the last loss.
     pub fn ebw(&self) -> Option<Bandwidth> {
         self.ebw.estimate()
@@ -366,16 +361,12 @@ impl CongestionAlgorithm for Petra {
         self.in_flight = self.in_flight.saturating_sub(event.lost_bytes);
     }
 
-    fn on_mtu_update(&mut self, mtu: u16) {
-        self.window.set_mtu(mtu);
+    fn window_state(&self) -> &Window {
+        &self.window
     }
 
-    fn window(&self) -> u64 {
-        self.window.cwnd()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh()
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
     }
 
     fn initial_window(&self) -> u64 {

@@ -2,19 +2,12 @@
 //! `CC_PROPTEST_CASES`).
 
 use cc_core::QuinnAdapter;
-use cc_core::testing::check_controller_invariants;
+use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_petra::{Petra, PetraConfig};
-
-fn cases() -> u32 {
-    std::env::var("CC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
 
 #[test]
 fn petra_invariants_hold_on_random_callback_sequences() {
-    check_controller_invariants(cases(), |mtu| {
+    check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = PetraConfig::default();
         QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.get_signal().clone())
     });
@@ -22,7 +15,7 @@ fn petra_invariants_hold_on_random_callback_sequences() {
 
 #[test]
 fn petra_invariants_hold_without_smoothing_or_faster_start() {
-    check_controller_invariants(cases() / 10, |mtu| {
+    check_controller_invariants(proptest_cases() / 10, |mtu| {
         let mut cfg = PetraConfig::default();
         cfg.ebw_gain(0.0).unwrap().faster_start(false);
         QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.get_signal().clone())

@@ -2,20 +2,13 @@
 //! (`CC_PROPTEST_CASES` overrides the count).
 
 use cc_core::QuinnAdapter;
-use cc_core::testing::check_controller_invariants;
+use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_sackfew::{SackFew, SackFewConfig};
-
-fn cases() -> u32 {
-    std::env::var("CC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
 
 fn check_with_alpha(alpha: f64) {
     let mut cfg = SackFewConfig::default();
     cfg.alpha(alpha).expect("a valid alpha");
-    check_controller_invariants(cases(), |mtu| {
+    check_controller_invariants(proptest_cases(), |mtu| {
         QuinnAdapter::new(SackFew::new(cfg.clone(), mtu), cfg.get_signal().clone())
     });
 }

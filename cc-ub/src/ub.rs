@@ -137,11 +137,6 @@ impl Ub {
         }
     }
 
-    /// The window state.
-    pub fn window_state(&self) -> &Window {
-        &self.window
-    }
-
     /// The current phase.
     pub fn phase(&self) -> UbPhase {
         self.phase
@@ -350,16 +345,12 @@ impl CongestionAlgorithm for Ub {
         self.react(event.signal);
     }
 
-    fn on_mtu_update(&mut self, mtu: u16) {
-        self.window.set_mtu(mtu);
+    fn window_state(&self) -> &Window {
+        &self.window
     }
 
-    fn window(&self) -> u64 {
-        self.window.cwnd()
-    }
-
-    fn ssthresh(&self) -> u64 {
-        self.window.ssthresh()
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
     }
 
     fn initial_window(&self) -> u64 {

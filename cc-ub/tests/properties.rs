@@ -2,19 +2,12 @@
 //! `CC_PROPTEST_CASES`).
 
 use cc_core::QuinnAdapter;
-use cc_core::testing::check_controller_invariants;
+use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_ub::{Ub, UbConfig};
-
-fn cases() -> u32 {
-    std::env::var("CC_PROPTEST_CASES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(10_000)
-}
 
 #[test]
 fn ub_invariants_hold_on_random_callback_sequences() {
-    check_controller_invariants(cases(), |mtu| {
+    check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = UbConfig::default();
         QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.get_signal().clone())
     });
@@ -22,7 +15,7 @@ fn ub_invariants_hold_on_random_callback_sequences() {
 
 #[test]
 fn ub_invariants_hold_with_other_thresholds_and_linux_slow_start() {
-    check_controller_invariants(cases() / 10, |mtu| {
+    check_controller_invariants(proptest_cases() / 10, |mtu| {
         let mut cfg = UbConfig::default();
         cfg.thresholds(0.0, 0.5, 1.0)
             .unwrap()

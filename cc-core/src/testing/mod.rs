@@ -17,4 +17,4 @@ mod props;
 pub use driver::{DrivenEvent, Driver};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 pub use probe::{ProbeFactory, ProbeLog};
-pub use props::{Op, check_controller_invariants};
+pub use props::{Op, check_controller_invariants, proptest_cases};

@@ -152,6 +152,15 @@ fn check<A: CongestionAlgorithm>(
     Ok(())
 }
 
+/// The number of property-test cases: `CC_PROPTEST_CASES` from the environment, or 10,000
+/// (the count CI runs for every controller).
+pub fn proptest_cases() -> u32 {
+    std::env::var("CC_PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(10_000)
+}
+
 /// Runs `cases` random callback sequences (up to 120 steps each) against controllers made by
 /// `make` (called with the initial MTU, 1200), checking the invariants after every step.
 /// Deterministic: the runner's RNG has a fixed seed, so a failure reproduces.
