@@ -4,56 +4,12 @@
 
 use cc_abra::{Abra, AbraConfig, AbraDecision, BINARY_BACKOFF, SrttRange, backoff_factor};
 use cc_core::testing::Driver;
-use cc_core::{
-    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, MAX_WINDOW,
-    QuinnAdapter, RttSnapshot,
-};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
-use std::time::{Duration, Instant};
+use cc_core::{CongestionAlgorithm, LossSignal, MAX_WINDOW, QuinnAdapter};
+use std::time::Instant;
 
-const MTU: u16 = 1200;
-const SEG: u64 = MTU as u64;
+mod common;
 
-fn ms(v: u64) -> Duration {
-    Duration::from_millis(v)
-}
-
-/// A controller whose window is exactly `packets` datagrams (its initial window).
-fn at_window(packets: u64) -> Abra {
-    let mut cfg = AbraConfig::default();
-    cfg.initial_window_packets(packets).unwrap();
-    Abra::new(cfg, MTU)
-}
-
-fn ack(sent: Instant, srtt: Duration) -> AckSample {
-    AckSample {
-        now: sent + srtt,
-        sent,
-        bytes: SEG,
-        app_limited: false,
-        rtt: RttSnapshot::uniform(srtt),
-    }
-}
-
-fn end_acks(now: Instant) -> AckRoundEnd {
-    AckRoundEnd {
-        now,
-        in_flight: 0,
-        app_limited: false,
-        largest_acked: Some(0),
-    }
-}
-
-fn event(now: Instant, sent: Instant, signal: LossSignal) -> CongestionEvent {
-    CongestionEvent {
-        now,
-        sent,
-        lost_bytes: SEG,
-        signal,
-        determined: true,
-    }
-}
+use common::*;
 
 #[test]
 fn backoff_factor_at_min_max_midpoint_and_outside_the_range() {
@@ -130,30 +86,6 @@ fn backoff_accessor_ignores_quinns_initial_rtt_before_the_first_measurement() {
     a.on_ack(&ack(t0 + ms(10), ms(350)));
     assert_eq!(a.srtt_range().last(), Some(ms(350)));
     assert_eq!(a.backoff(), 1.5);
-}
-
-/// A controller at `cwnd` and `ssthresh` packets with a measured smoothed RTT of `srtt`.
-fn prepared(cwnd: u64, ssthresh: Option<u64>, srtt: Duration, t0: Instant) -> Abra {
-    let mut a = match ssthresh {
-        // A fast retransmit from 2 x ssthresh gives cwnd = ssthresh; grow in avoidance after.
-        Some(s) => {
-            let mut a = at_window(2 * s);
-            a.react(LossSignal::FastRetransmit, t0);
-            a
-        }
-        None => at_window(cwnd),
-    };
-    a.on_end_acks(&end_acks(t0));
-    // Grow to `cwnd` (slow start or avoidance) with packets sent after t0.
-    while a.window() < cwnd * SEG {
-        a.on_ack(&ack(t0 + ms(1), srtt));
-    }
-    // One smoothed-RTT sample that does not grow the window (application-limited).
-    let mut sample = ack(t0 + ms(1), srtt);
-    sample.app_limited = true;
-    a.on_ack(&sample);
-    assert_eq!(a.window(), cwnd * SEG);
-    a
 }
 
 #[test]
@@ -327,69 +259,6 @@ fn quinn_driven_blackout_collapses_then_restores() {
     );
     assert_eq!(abra.ssthresh(), MAX_WINDOW / 4);
     assert_eq!(abra.stats().restores, 1);
-}
-
-/// A `MakeWriter` collecting formatted events.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::ErrorKind::Other)?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
-#[test]
-fn backoff_and_saved_state_are_traced_at_persistent_congestion() {
-    let out = Captured::default();
-    let writer = out.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let t0 = Instant::now();
-    tracing::subscriber::with_default(subscriber, || {
-        let mut a = prepared(64, Some(32), ms(350), t0);
-        a.on_congestion(&event(
-            t0 + ms(5_000),
-            t0 + ms(1_000),
-            LossSignal::PERSISTENT,
-        ));
-        a.on_ack(&ack(t0 + ms(5_001), ms(350)));
-    });
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    let backoff_line = text
-        .lines()
-        .find(|l| l.contains("abra backoff"))
-        .unwrap_or_else(|| panic!("no backoff event in:\n{text}"));
-    for field in [
-        "decision=\"save_and_collapse\"",
-        "saved_cwnd=76800",
-        "saved_ssthresh=38400",
-        "saved_srtt_us=350000",
-        "backoff=1.5",
-        "min_srtt_us=100000",
-        "max_srtt_us=600000",
-        "applied_by_quinn=false",
-    ] {
-        assert!(
-            backoff_line.contains(field),
-            "{field} missing from: {backoff_line}"
-        );
-    }
-    let restore_line = text
-        .lines()
-        .find(|l| l.contains("abra restore"))
-        .unwrap_or_else(|| panic!("no restore event in:\n{text}"));
-    assert!(restore_line.contains("cwnd=38400") && restore_line.contains("ssthresh=9600"));
 }
 
 #[test]

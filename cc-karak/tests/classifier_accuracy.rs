@@ -46,6 +46,7 @@ fn scored(workload: impl std::future::Future<Output = ()>) -> Agreement {
     let truth = GroundTruth::new(3);
     let subscriber = tracing_subscriber::registry().with(truth.layer());
     let _guard = tracing::subscriber::set_default(subscriber);
+    tracing::callsite::rebuild_interest_cache();
     virtual_runtime().expect("runtime").block_on(workload);
     truth.agreement()
 }

@@ -53,7 +53,12 @@ fn link(one_way: Duration, a_to_b_drops: Vec<u64>, b_to_a_drops: Vec<u64>) -> Li
 fn recorded<T>(f: impl FnOnce() -> T) -> (T, Vec<PairedEvent>) {
     let truth = GroundTruth::new(3);
     let subscriber = tracing_subscriber::registry().with(truth.layer());
-    let out = tracing::subscriber::with_default(subscriber, f);
+    let out = tracing::subscriber::with_default(subscriber, || {
+        // Callsites registered by a parallel test thread without a subscriber may have cached
+        // "never"; recompute now that this recorder is installed.
+        tracing::callsite::rebuild_interest_cache();
+        f()
+    });
     (out, truth.events())
 }
 
