@@ -1,0 +1,84 @@
+//! The error every configuration check returns: it names the offending field and the allowed
+//! range, so a user can fix a scenario file without reading the source.
+
+/// A configuration value that netsim refuses to run with.
+#[derive(Clone, Debug, PartialEq, thiserror::Error)]
+pub enum ConfigError {
+    /// A numeric value lies outside its allowed range.
+    #[error("{field} = {value} is out of range: it must be {allowed}")]
+    OutOfRange {
+        /// Dotted path of the field, e.g. `a_to_b.errors[0].p`.
+        field: String,
+        /// The rejected value, formatted.
+        value: String,
+        /// The allowed range, in words, e.g. `in [0, 1]`.
+        allowed: String,
+    },
+    /// A value that is invalid for a reason other than its range.
+    #[error("{field}: {reason}")]
+    Invalid {
+        /// Dotted path of the field.
+        field: String,
+        /// Why the value is rejected.
+        reason: String,
+    },
+    /// A configuration text (TOML or a trace file) could not be parsed.
+    #[error("{source_name}: {message}")]
+    Parse {
+        /// Where the text came from (a file name, or `<string>`).
+        source_name: String,
+        /// The parser's message, with the line where it applies.
+        message: String,
+    },
+}
+
+impl ConfigError {
+    /// An out-of-range error for `field`.
+    pub(crate) fn out_of_range(
+        field: impl Into<String>,
+        value: impl std::fmt::Display,
+        allowed: impl Into<String>,
+    ) -> Self {
+        Self::OutOfRange {
+            field: field.into(),
+            value: value.to_string(),
+            allowed: allowed.into(),
+        }
+    }
+
+    /// An invalid-value error for `field`.
+    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+        Self::Invalid {
+            field: field.into(),
+            reason: reason.into(),
+        }
+    }
+}
+
+/// Checks `0 <= value <= 1` (NaN rejected).
+pub(crate) fn check_probability(field: &str, value: f64) -> Result<(), ConfigError> {
+    if (0.0..=1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(field, value, "in [0, 1]"))
+    }
+}
+
+/// Checks `0 <= value < 1` (NaN rejected): a bit error rate of 1 would corrupt every datagram
+/// and make the per-datagram formula degenerate.
+pub(crate) fn check_unit_interval_open(field: &str, value: f64) -> Result<(), ConfigError> {
+    if (0.0..1.0).contains(&value) {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(field, value, "in [0, 1)"))
+    }
+}
+
+/// Checks that a float is finite and strictly positive.
+pub(crate) fn check_positive(field: &str, value: f64) -> Result<(), ConfigError> {
+    if value.is_finite() && value > 0.0 {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(field, value, "finite and > 0"))
+    }
+}

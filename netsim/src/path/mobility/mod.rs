@@ -1,0 +1,262 @@
+//! The mobility model: nodes move by random waypoint, and the source-to-sink route follows them.
+//!
+//! Every `step` (default 100 ms) the model moves the nodes, then looks at the route:
+//!
+//! - Two nodes are neighbours when their distance is at most `radio_range` (a unit-disk
+//!   radio).
+//! - With [`RoutePolicy::KeepValid`] (the default, as AODV and DSR behave) the current route is
+//!   kept while every one of its hops is still within range; when a hop breaks, the shortest
+//!   hop path (breadth-first search) becomes the new route. With [`RoutePolicy::AlwaysShortest`]
+//!   the shortest hop path is recomputed every step and any change of the node sequence is a
+//!   new route.
+//! - No path = the path is down (a break).
+//! - A new route (including the first one, and one found after a break) costs
+//!   `route_discovery_delay` of downtime before traffic flows on it.
+//!
+//! The hop count `h` of the route then shapes the link (formulas in [`crate::link::LinkConfig`]):
+//! one-way propagation delay `h x delay`, per-hop error `1 - (1 - q)^h`, and the shared-medium
+//! capacity `rate / min(h, interference_hops)`.
+//!
+//! Positions are sampled at step boundaries: a hop that breaks and heals within one step is not
+//! seen, so the step should be small against `radio_range / max_speed` (250 m / 30 m/s = 8.3 s
+//! at the defaults, against 0.1 s).
+//!
+//! Defaults follow the Karak paper's Table 2 (50 nodes, 1200 m x 1200 m, 250 m range, random
+//! waypoint with a 30 s pause); the paper sweeps the speed (5 to 30 m/s) and uses 15 m/s for its
+//! BER sweep, which is the default here.
+
+mod routing;
+mod waypoint;
+
+use std::collections::VecDeque;
+use std::time::Duration;
+
+use rand::SeedableRng;
+use serde::{Deserialize, Serialize};
+
+use super::{PathSource, PathState};
+use crate::config_error::{ConfigError, check_positive};
+use crate::seed::SimRng;
+use crate::units::serde_duration;
+use waypoint::Waypoints;
+
+/// How the route is chosen each step.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RoutePolicy {
+    /// Keep the current route while all its hops are in range; re-route only when one breaks.
+    #[default]
+    KeepValid,
+    /// Take the shortest hop path every step; any change of route costs a discovery delay.
+    AlwaysShortest,
+}
+
+/// Largest node count accepted: each step costs O(nodes^2).
+const MAX_NODES: u32 = 10_000;
+
+/// Parameters of the random-waypoint mobility model. Distances in metres, speeds in m/s.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MobilityConfig {
+    /// Number of nodes (default 50). Range `[2, 10000]`.
+    pub nodes: u32,
+    /// Width of the terrain in metres (default 1200).
+    pub area_width: f64,
+    /// Height of the terrain in metres (default 1200).
+    pub area_height: f64,
+    /// Minimum node speed in m/s (default 15). Must be > 0: a zero minimum makes random
+    /// waypoint's average speed decay towards zero over time (Yoon, Liu and Noble 2003).
+    pub min_speed: f64,
+    /// Maximum node speed in m/s (default 15). Each leg's speed is uniform in
+    /// `[min_speed, max_speed]`.
+    pub max_speed: f64,
+    /// Pause at each waypoint (default 30 s). Nodes also start with a pause, as ns-2's
+    /// `setdest` scenarios do.
+    #[serde(with = "serde_duration")]
+    pub pause: Duration,
+    /// Radio range in metres (default 250).
+    pub radio_range: f64,
+    /// Index of the source node (default 0).
+    pub source: u32,
+    /// Index of the sink node (default 1).
+    pub sink: u32,
+    /// Time between position updates and route checks (default 100 ms). Must be > 0.
+    #[serde(with = "serde_duration")]
+    pub step: Duration,
+    /// Downtime before a new route carries traffic (default 100 ms).
+    #[serde(with = "serde_duration")]
+    pub route_discovery_delay: Duration,
+    /// Hop count beyond which extra hops stop dividing capacity (default 3: in an 802.11 chain,
+    /// a hop interferes with the hops within about two hops of it, so a long chain carries about
+    /// a third of one hop's rate; Li et al., "Capacity of Ad Hoc Wireless Networks",
+    /// MobiCom 2001).
+    pub interference_hops: u32,
+    /// How routes are chosen (default [`RoutePolicy::KeepValid`]).
+    pub route_policy: RoutePolicy,
+}
+
+impl Default for MobilityConfig {
+    fn default() -> Self {
+        Self {
+            nodes: 50,
+            area_width: 1200.0,
+            area_height: 1200.0,
+            min_speed: 15.0,
+            max_speed: 15.0,
+            pause: Duration::from_secs(30),
+            radio_range: 250.0,
+            source: 0,
+            sink: 1,
+            step: Duration::from_millis(100),
+            route_discovery_delay: Duration::from_millis(100),
+            interference_hops: 3,
+            route_policy: RoutePolicy::KeepValid,
+        }
+    }
+}
+
+impl MobilityConfig {
+    /// The defaults with every node moving at exactly `speed` m/s.
+    pub fn with_speed(speed: f64) -> Self {
+        Self {
+            min_speed: speed,
+            max_speed: speed,
+            ..Self::default()
+        }
+    }
+
+    /// Checks the parameters; `field` is the path of this config.
+    pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
+        let f = |name: &str| format!("{field}.{name}");
+        if !(2..=MAX_NODES).contains(&self.nodes) {
+            return Err(ConfigError::out_of_range(
+                f("nodes"),
+                self.nodes,
+                format!("in [2, {MAX_NODES}]"),
+            ));
+        }
+        check_positive(&f("area_width"), self.area_width)?;
+        check_positive(&f("area_height"), self.area_height)?;
+        check_positive(&f("min_speed"), self.min_speed)?;
+        check_positive(&f("max_speed"), self.max_speed)?;
+        if self.max_speed < self.min_speed {
+            return Err(ConfigError::out_of_range(
+                f("max_speed"),
+                self.max_speed,
+                format!(">= min_speed ({})", self.min_speed),
+            ));
+        }
+        check_positive(&f("radio_range"), self.radio_range)?;
+        check_positive(&f("step"), self.step.as_secs_f64())?;
+        let last = self.nodes - 1;
+        if self.source > last {
+            return Err(ConfigError::out_of_range(
+                f("source"),
+                self.source,
+                format!("in [0, {last}] (nodes - 1)"),
+            ));
+        }
+        if self.sink > last {
+            return Err(ConfigError::out_of_range(
+                f("sink"),
+                self.sink,
+                format!("in [0, {last}] (nodes - 1)"),
+            ));
+        }
+        if self.sink == self.source {
+            return Err(ConfigError::invalid(f("sink"), "must differ from source"));
+        }
+        if self.interference_hops == 0 {
+            return Err(ConfigError::out_of_range(f("interference_hops"), 0, ">= 1"));
+        }
+        Ok(())
+    }
+}
+
+/// The segment generator for [`MobilityConfig`].
+#[derive(Debug)]
+pub(crate) struct MobilitySource {
+    config: MobilityConfig,
+    waypoints: Waypoints,
+    /// Start of the next step to simulate.
+    now: Duration,
+    /// The route in use (node indices from source to sink), if any.
+    route: Option<Vec<u32>>,
+    /// The current route carries traffic from this time on.
+    usable_from: Duration,
+    /// Segments of the last simulated step not yet handed out.
+    pending: VecDeque<(Duration, PathState)>,
+}
+
+impl MobilitySource {
+    pub(crate) fn new(config: MobilityConfig, seed: u64) -> Self {
+        let waypoints = Waypoints::new(&config, SimRng::seed_from_u64(seed));
+        Self {
+            config,
+            waypoints,
+            now: Duration::ZERO,
+            route: None,
+            usable_from: Duration::ZERO,
+            pending: VecDeque::new(),
+        }
+    }
+
+    /// Chooses the route at the current positions and queues this step's segments.
+    fn simulate_step(&mut self) {
+        let positions = self.waypoints.positions();
+        let range = self.config.radio_range;
+        let (source, sink) = (self.config.source, self.config.sink);
+        let keep = self.config.route_policy == RoutePolicy::KeepValid
+            && self
+                .route
+                .as_deref()
+                .is_some_and(|route| routing::route_valid(positions, range, route));
+        if !keep {
+            let shortest = routing::shortest_path(positions, range, source, sink);
+            if shortest != self.route {
+                if shortest.is_some() {
+                    self.usable_from = self.now.saturating_add(self.config.route_discovery_delay);
+                }
+                tracing::trace!(
+                    at_s = self.now.as_secs_f64(),
+                    hops = shortest.as_ref().map(|r| r.len() - 1),
+                    "route changed"
+                );
+                self.route = shortest;
+            }
+        }
+        let step = self.config.step;
+        match &self.route {
+            None => self.pending.push_back((step, PathState::Down)),
+            Some(route) => {
+                let hops = u32::try_from(route.len().saturating_sub(1))
+                    .unwrap_or(u32::MAX)
+                    .max(1);
+                let waiting = self.usable_from.saturating_sub(self.now).min(step);
+                if !waiting.is_zero() {
+                    self.pending.push_back((waiting, PathState::Down));
+                }
+                if waiting < step {
+                    self.pending
+                        .push_back((step - waiting, PathState::Up { hops }));
+                }
+            }
+        }
+        self.waypoints.advance(step.as_secs_f64());
+        self.now = self.now.saturating_add(step);
+    }
+}
+
+impl PathSource for MobilitySource {
+    fn next_segment(&mut self) -> (Option<Duration>, PathState) {
+        if self.pending.is_empty() {
+            self.simulate_step();
+        }
+        match self.pending.pop_front() {
+            Some((length, state)) => (Some(length), state),
+            // simulate_step always queues at least one segment; answer "down for a step"
+            // rather than panic if that ever changes.
+            None => (Some(self.config.step), PathState::Down),
+        }
+    }
+}

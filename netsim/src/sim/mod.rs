@@ -1,0 +1,318 @@
+//! The tokio layer: an in-process endpoint pair joined by a [`Link`].
+//!
+//! [`SimLink`] owns the link and the two endpoints' inboxes. Each endpoint is reached through a
+//! stack-neutral [`SimSocket`] (async `send_to` / `recv_from` of byte datagrams, for sans-IO
+//! stacks such as quiche) or through [`SimLink::quinn_socket`], a `quinn::AsyncUdpSocket` for
+//! `quinn::Endpoint::new_with_abstract_socket`.
+//!
+//! The same code runs in virtual and real time: the link reads tokio's clock and delivers with
+//! tokio timers. On a runtime from [`virtual_runtime`] the clock is paused and jumps to the next
+//! timer whenever all tasks are idle, so a run takes as long as its CPU work and is identical
+//! for the same seed; on a [`real_runtime`] it runs in wall-clock time.
+//!
+//! tokio's timers have 1 ms resolution: a datagram due at `t` is received at the first
+//! millisecond tick at or after `t` (up to 1 ms late). The [`Verdict`]
+//! times, the accounting and the timeline's `scheduled_at` keep full nanosecond precision.
+
+mod inbox;
+mod quinn_socket;
+mod runtime;
+mod socket;
+
+pub use quinn_socket::QuinnSocket;
+pub use runtime::{Clock, build_runtime, real_runtime, virtual_runtime};
+pub use socket::SimSocket;
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
+
+use bytes::Bytes;
+use serde::{Deserialize, Serialize};
+use tokio::time::Instant;
+
+use crate::config_error::ConfigError;
+use crate::link::{DirectionId, Link, LinkAccounting, LinkConfig, Verdict};
+use inbox::{Inbox, Pending};
+
+/// Which endpoint of the pair.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// Endpoint A (sends in [`DirectionId::AToB`]); the client in a quinn pair.
+    A,
+    /// Endpoint B (sends in [`DirectionId::BToA`]); the server in a quinn pair.
+    B,
+}
+
+impl Side {
+    fn index(self) -> usize {
+        match self {
+            Self::A => 0,
+            Self::B => 1,
+        }
+    }
+
+    fn peer(self) -> Self {
+        match self {
+            Self::A => Self::B,
+            Self::B => Self::A,
+        }
+    }
+
+    /// The direction this side sends in.
+    pub fn sending_direction(self) -> DirectionId {
+        match self {
+            Self::A => DirectionId::AToB,
+            Self::B => DirectionId::BToA,
+        }
+    }
+}
+
+/// One received datagram, as recorded by [`SimLink::timeline`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TimelineEntry {
+    /// Direction it travelled.
+    pub direction: DirectionId,
+    /// Its 0-based index among the datagrams offered in that direction.
+    pub index: u64,
+    /// Payload length in bytes.
+    pub len: usize,
+    /// Delivery time the link computed, in nanoseconds since the link epoch.
+    pub scheduled_at_nanos: u64,
+    /// When the receiver got it (tokio clock), in nanoseconds since the link epoch.
+    pub received_at_nanos: u64,
+    /// 64-bit FNV-1a digest of the payload.
+    pub digest: u64,
+}
+
+/// Default address of endpoint A: loopback, never bound (the pair is in-process).
+pub const DEFAULT_ADDR_A: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::new(127, 0, 0, 1)), 40_001);
+/// Default address of endpoint B.
+pub const DEFAULT_ADDR_B: SocketAddr =
+    SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)), 40_002);
+
+/// Mutable state behind the link's lock.
+#[derive(Debug)]
+struct State {
+    link: Link,
+    inboxes: [Inbox; 2],
+    /// Delivery tie-breaker counter.
+    seq: u64,
+    timeline: Option<Vec<TimelineEntry>>,
+    /// Datagrams sent to an address that is not the peer's (discarded, as UDP would).
+    misaddressed: u64,
+}
+
+#[derive(Debug)]
+struct Shared {
+    state: Mutex<State>,
+    epoch: Instant,
+    addrs: [SocketAddr; 2],
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, State> {
+        // A panic elsewhere while holding the lock leaves consistent data (every update is
+        // completed before unlocking), so recover rather than propagate the poison.
+        self.state.lock().unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn now(&self) -> Duration {
+        Instant::now().saturating_duration_since(self.epoch)
+    }
+
+    /// Offers `data` from `side` to `to`; never blocks (the link's queue decides).
+    fn send(&self, side: Side, to: SocketAddr, data: &[u8]) {
+        let peer = side.peer();
+        let mut state = self.lock();
+        if to != self.addrs[peer.index()] {
+            state.misaddressed += 1;
+            tracing::debug!(side = ?side, %to, len = data.len(), "datagram to an unknown address discarded");
+            return;
+        }
+        let now = self.now();
+        let direction = side.sending_direction();
+        let (index, verdict) = state.link.offer_indexed(direction, now, data.len());
+        let Verdict::Deliver(delivery) = verdict else {
+            return;
+        };
+        let data = Bytes::copy_from_slice(data);
+        let copies = if delivery.duplicate { 2 } else { 1 };
+        let mut to_wake = None;
+        for _ in 0..copies {
+            state.seq += 1;
+            let pending = Pending {
+                at: delivery.at,
+                seq: state.seq,
+                index,
+                direction,
+                from: self.addrs[side.index()],
+                data: data.clone(),
+            };
+            to_wake = state.inboxes[peer.index()].push(pending).or(to_wake);
+        }
+        drop(state);
+        if let Some(waker) = to_wake {
+            waker.wake();
+        }
+    }
+
+    /// Pops up to `max` due datagrams for `side`, or registers `cx` for the next one.
+    fn poll_recv(
+        &self,
+        side: Side,
+        cx: &mut std::task::Context<'_>,
+        max: usize,
+        out: &mut Vec<Pending>,
+    ) -> std::task::Poll<()> {
+        let mut state = self.lock();
+        let now = self.now();
+        let first_new = out.len();
+        let poll = state.inboxes[side.index()].poll_pop(cx, self.epoch, now, max, out);
+        if let Some(timeline) = &mut state.timeline {
+            let received_at_nanos = nanos_u64(now);
+            for pending in &out[first_new..] {
+                timeline.push(TimelineEntry {
+                    direction: pending.direction,
+                    index: pending.index,
+                    len: pending.data.len(),
+                    scheduled_at_nanos: nanos_u64(pending.at),
+                    received_at_nanos,
+                    digest: fnv1a(&pending.data),
+                });
+            }
+        }
+        poll
+    }
+}
+
+fn nanos_u64(duration: Duration) -> u64 {
+    u64::try_from(duration.as_nanos()).unwrap_or(u64::MAX)
+}
+
+fn fnv1a(data: &[u8]) -> u64 {
+    data.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// Builder for a [`SimLink`].
+#[derive(Debug)]
+pub struct SimLinkBuilder {
+    config: LinkConfig,
+    seed: u64,
+    addrs: [SocketAddr; 2],
+    record_timeline: bool,
+}
+
+impl SimLinkBuilder {
+    /// Sets the endpoints' addresses (defaults [`DEFAULT_ADDR_A`], [`DEFAULT_ADDR_B`]). They are
+    /// labels only: nothing is bound.
+    pub fn addresses(mut self, a: SocketAddr, b: SocketAddr) -> Self {
+        self.addrs = [a, b];
+        self
+    }
+
+    /// Records every received datagram in [`SimLink::timeline`] (default off: it grows with
+    /// the run).
+    pub fn record_timeline(mut self, record: bool) -> Self {
+        self.record_timeline = record;
+        self
+    }
+
+    /// Validates the config and builds the link. Call it inside the tokio runtime that will
+    /// drive the link: the link's epoch (time zero) is that runtime's clock at this moment.
+    pub fn build(self) -> Result<SimLink, ConfigError> {
+        if self.addrs[0] == self.addrs[1] {
+            return Err(ConfigError::invalid(
+                "addresses",
+                "endpoints A and B need different addresses",
+            ));
+        }
+        let link = Link::new(self.config, self.seed)?;
+        tracing::info!(seed = self.seed, a = %self.addrs[0], b = %self.addrs[1], "netsim link up");
+        let state = State {
+            link,
+            inboxes: [Inbox::default(), Inbox::default()],
+            seq: 0,
+            timeline: self.record_timeline.then(Vec::new),
+            misaddressed: 0,
+        };
+        Ok(SimLink {
+            shared: Arc::new(Shared {
+                state: Mutex::new(state),
+                epoch: Instant::now(),
+                addrs: self.addrs,
+            }),
+        })
+    }
+}
+
+/// An emulated link between two in-process endpoints. Cheap to clone (a shared handle).
+///
+/// Requires a tokio runtime with time enabled (both [`virtual_runtime`] and [`real_runtime`]
+/// qualify) for receiving.
+#[derive(Clone, Debug)]
+pub struct SimLink {
+    shared: Arc<Shared>,
+}
+
+impl SimLink {
+    /// A link with default addresses and no timeline recording.
+    pub fn new(config: LinkConfig, seed: u64) -> Result<Self, ConfigError> {
+        Self::builder(config, seed).build()
+    }
+
+    /// A builder for a link with non-default options.
+    pub fn builder(config: LinkConfig, seed: u64) -> SimLinkBuilder {
+        SimLinkBuilder {
+            config,
+            seed,
+            addrs: [DEFAULT_ADDR_A, DEFAULT_ADDR_B],
+            record_timeline: false,
+        }
+    }
+
+    /// The stack-neutral datagram socket of `side`.
+    pub fn socket(&self, side: Side) -> SimSocket {
+        SimSocket::new(self.shared.clone(), side)
+    }
+
+    /// A `quinn::AsyncUdpSocket` for `side`, for `quinn::Endpoint::new_with_abstract_socket`.
+    pub fn quinn_socket(&self, side: Side) -> Arc<dyn quinn::AsyncUdpSocket> {
+        Arc::new(QuinnSocket::new(self.socket(side)))
+    }
+
+    /// The address of `side`.
+    pub fn addr(&self, side: Side) -> SocketAddr {
+        self.shared.addrs[side.index()]
+    }
+
+    /// Time since the link epoch on the runtime's clock.
+    pub fn now(&self) -> Duration {
+        self.shared.now()
+    }
+
+    /// The run seed.
+    pub fn seed(&self) -> u64 {
+        self.shared.lock().link.seed()
+    }
+
+    /// The accounting up to now.
+    pub fn accounting(&self) -> LinkAccounting {
+        let now = self.shared.now();
+        self.shared.lock().link.accounting(now)
+    }
+
+    /// Every datagram received so far, in receive order (empty unless recording was enabled).
+    pub fn timeline(&self) -> Vec<TimelineEntry> {
+        self.shared.lock().timeline.clone().unwrap_or_default()
+    }
+
+    /// Datagrams discarded because they were sent to an address other than the peer's.
+    pub fn misaddressed(&self) -> u64 {
+        self.shared.lock().misaddressed
+    }
+}

@@ -1,0 +1,116 @@
+//! The UDP relay on loopback: an echo server behind the relay, in real time.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use netsim::relay::{Relay, RelayConfig};
+use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, real_runtime};
+use tokio::net::UdpSocket;
+
+/// An echo server that answers until it has echoed `count` datagrams.
+async fn echo_server(count: usize) -> (SocketAddr, tokio::task::JoinHandle<usize>) {
+    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let addr = socket.local_addr().unwrap();
+    let task = tokio::spawn(async move {
+        let mut buf = [0u8; 2048];
+        let mut echoed = 0;
+        while echoed < count {
+            match tokio::time::timeout(Duration::from_secs(2), socket.recv_from(&mut buf)).await {
+                Ok(Ok((len, from))) => {
+                    socket.send_to(&buf[..len], from).await.unwrap();
+                    echoed += 1;
+                }
+                _ => break,
+            }
+        }
+        echoed
+    });
+    (addr, task)
+}
+
+#[test]
+fn relay_forwards_both_ways_with_the_link_delay() {
+    real_runtime().unwrap().block_on(async {
+        let (server, echo) = echo_server(5).await;
+        let link = LinkConfig::symmetric(DirectionConfig {
+            delay: Duration::from_millis(20),
+            ..DirectionConfig::default()
+        });
+        let relay = Relay::start(RelayConfig::new(server), link, 1)
+            .await
+            .unwrap();
+        let client = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let mut buf = [0u8; 2048];
+        for i in 0..5u8 {
+            let sent = tokio::time::Instant::now();
+            client
+                .send_to(&[i; 100], relay.listen_addr())
+                .await
+                .unwrap();
+            let (len, from) =
+                tokio::time::timeout(Duration::from_secs(2), client.recv_from(&mut buf))
+                    .await
+                    .unwrap()
+                    .unwrap();
+            let rtt = sent.elapsed();
+            assert_eq!((len, from, buf[0]), (100, relay.listen_addr(), i));
+            // Two 20 ms propagation delays plus serialization (0.5 ms each way at 2 Mb/s).
+            assert!(rtt >= Duration::from_millis(41), "{rtt:?}");
+            assert!(rtt < Duration::from_millis(500), "{rtt:?}");
+        }
+        assert_eq!(echo.await.unwrap(), 5);
+        let accounting = relay.shutdown().await.unwrap();
+        assert_eq!(accounting.a_to_b.delivered.datagrams, 5);
+        assert_eq!(accounting.b_to_a.delivered.datagrams, 5);
+    });
+}
+
+#[test]
+fn relay_applies_losses() {
+    real_runtime().unwrap().block_on(async {
+        let (server, echo) = echo_server(usize::MAX).await;
+        let link = LinkConfig {
+            a_to_b: DirectionConfig {
+                delay: Duration::from_millis(1),
+                scripted_drops: vec![1, 3],
+                ..DirectionConfig::default()
+            },
+            b_to_a: DirectionConfig {
+                delay: Duration::from_millis(1),
+                errors: vec![ErrorModelConfig::Per { p: 0.0 }],
+                ..DirectionConfig::default()
+            },
+            ..LinkConfig::default()
+        };
+        let relay = Relay::start(RelayConfig::new(server), link, 2)
+            .await
+            .unwrap();
+        let client = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let mut buf = [0u8; 64];
+        let mut answered = Vec::new();
+        for i in 0..5u8 {
+            client.send_to(&[i], relay.listen_addr()).await.unwrap();
+            if let Ok(Ok((_, _))) =
+                tokio::time::timeout(Duration::from_millis(300), client.recv_from(&mut buf)).await
+            {
+                answered.push(buf[0]);
+            }
+        }
+        assert_eq!(answered, vec![0, 2, 4]);
+        let accounting = relay.shutdown().await.unwrap();
+        assert_eq!(accounting.a_to_b.dropped.scripted.datagrams, 2);
+        echo.abort();
+    });
+}
+
+#[test]
+fn relay_refuses_non_loopback_addresses() {
+    real_runtime().unwrap().block_on(async {
+        let config = RelayConfig::new("192.0.2.1:443".parse().unwrap());
+        let err = Relay::start(config, LinkConfig::default(), 1).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: upstream: 192.0.2.1:443 is not a loopback address (set allow_non_loopback to permit it)"
+        );
+    });
+}
