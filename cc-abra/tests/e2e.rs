@@ -3,13 +3,13 @@
 //! The link: 10 Mb/s each way, 20 ms one-way delay, a 100-packet drop-tail queue.
 
 use cc_abra::AbraConfig;
+use cc_core::testing::capture_events;
 use netsim::quinn_pair::{QuinnPair, TransferReport};
 use netsim::{
     DirectionConfig, LinkConfig, PathModelConfig, QueueLimit, Rate, TraceConfig, TraceSchedule,
     virtual_runtime,
 };
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 const SEED: u64 = 9;
@@ -27,34 +27,10 @@ fn link(path: PathModelConfig) -> LinkConfig {
     }
 }
 
-/// A `MakeWriter` collecting the formatted `cc` events.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::ErrorKind::Other)?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Transfers `BYTES` client -> server with ABRA on the client; returns the report and the
 /// controller's `cc` trace.
 fn transfer(link: LinkConfig) -> (TransferReport, String) {
-    let out = Captured::default();
-    let writer = out.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("cc=debug"))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let report = tracing::subscriber::with_default(subscriber, || {
+    capture_events("cc=debug", || {
         virtual_runtime().unwrap().block_on(async {
             let mut client = quinn::TransportConfig::default();
             client.congestion_controller_factory(Arc::new(AbraConfig::default()));
@@ -78,9 +54,7 @@ fn transfer(link: LinkConfig) -> (TransferReport, String) {
                 .await
                 .unwrap()
         })
-    });
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    (report, text)
+    })
 }
 
 /// The value of `field=<integer>` in a formatted event line.

@@ -6,40 +6,15 @@
 
 mod common;
 
+use cc_core::testing::capture_events;
 use cc_core::{CongestionAlgorithm, LossSignal};
 use common::*;
-use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
-
-/// A `MakeWriter` collecting formatted events.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::ErrorKind::Other)?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
 
 #[test]
 fn backoff_and_saved_state_are_traced_at_persistent_congestion() {
-    let out = Captured::default();
-    let writer = out.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_max_level(tracing::Level::DEBUG)
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
     let t0 = Instant::now();
-    tracing::subscriber::with_default(subscriber, || {
+    let ((), text) = capture_events("cc=debug", || {
         let mut a = prepared(64, Some(32), ms(350), t0);
         a.on_congestion(&event(
             t0 + ms(5_000),
@@ -48,7 +23,6 @@ fn backoff_and_saved_state_are_traced_at_persistent_congestion() {
         ));
         a.on_ack(&ack(t0 + ms(5_001), ms(350)));
     });
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
     let backoff_line = text
         .lines()
         .find(|l| l.contains("abra backoff"))

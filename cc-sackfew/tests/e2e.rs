@@ -3,11 +3,11 @@
 //! The link: 10 Mb/s each way, 20 ms one-way delay (RTT about 41 ms with serialization), a
 //! 100-packet drop-tail queue. Its bandwidth-delay product is about 51 kB, 43 datagrams.
 
+use cc_core::testing::capture_events;
 use cc_sackfew::SackFewConfig;
 use netsim::quinn_pair::{QuinnPair, TransferReport};
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, QueueLimit, Rate, virtual_runtime};
-use std::io::Write;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 const SEED: u64 = 5;
@@ -31,34 +31,10 @@ fn link(per: f64) -> LinkConfig {
     }
 }
 
-/// A `MakeWriter` collecting the formatted `cc` events.
-#[derive(Clone, Default)]
-struct Captured(Arc<Mutex<Vec<u8>>>);
-
-impl Write for Captured {
-    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        self.0
-            .lock()
-            .map_err(|_| std::io::ErrorKind::Other)?
-            .extend_from_slice(buf);
-        Ok(buf.len())
-    }
-    fn flush(&mut self) -> std::io::Result<()> {
-        Ok(())
-    }
-}
-
 /// Transfers `BYTES` client -> server with SACK-FeW (`alpha`) on the client; returns the report
 /// and the controller's `cc` trace.
 fn transfer(alpha: f64, per: f64) -> (TransferReport, String) {
-    let out = Captured::default();
-    let writer = out.clone();
-    let subscriber = tracing_subscriber::fmt()
-        .with_env_filter(tracing_subscriber::EnvFilter::new("cc=debug"))
-        .with_ansi(false)
-        .with_writer(move || writer.clone())
-        .finish();
-    let report = tracing::subscriber::with_default(subscriber, || {
+    capture_events("cc=debug", || {
         virtual_runtime().unwrap().block_on(async {
             let mut few = SackFewConfig::default();
             few.alpha(alpha).unwrap();
@@ -72,9 +48,7 @@ fn transfer(alpha: f64, per: f64) -> (TransferReport, String) {
                 .await
                 .unwrap()
         })
-    });
-    let text = String::from_utf8(out.0.lock().unwrap().clone()).unwrap();
-    (report, text)
+    })
 }
 
 #[test]

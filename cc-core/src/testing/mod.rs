@@ -6,14 +6,18 @@
 //! - [`check_controller_invariants`]: the property harness, generic over any controller.
 //! - [`GroundTruth`]: a `tracing` layer that scores the classifier against quinn's own loss
 //!   detection in real connections.
+//! - [`capture_events`]: the formatted `tracing` output of a closure, for tests of what a
+//!   controller logs.
 //! - [`ProbeFactory`]: wraps a controller factory and records what its controllers did in a
 //!   real connection (end-to-end tests).
 
+mod capture;
 mod driver;
 mod ground_truth;
 mod probe;
 mod props;
 
+pub use capture::capture_events;
 pub use driver::{DrivenEvent, Driver};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 pub use probe::{ProbeFactory, ProbeLog};
