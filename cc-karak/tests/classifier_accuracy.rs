@@ -2,16 +2,18 @@
 //! over netsim (DESIGN.md section 3 targets: >= 99% agreement on the events quinn's callbacks
 //! determine, >= 90% over all events).
 //!
-//! Three workloads, several seeds each: a bulk transfer with random loss, request/response
-//! with small responses (tail losses), and a bulk transfer through a 3-second blackout
-//! (persistent congestion). Karak runs on both endpoints, so both directions' events count.
+//! Four workloads, several seeds each: a bulk transfer with random loss, request/response
+//! with small responses (tail losses), a bulk transfer through a 3-second blackout
+//! (persistent congestion), and the harness demo's MANET path (random-waypoint mobility at
+//! 20 m/s, 2 Mb/s hops, BER 1e-6 per hop), where small windows make most losses
+//! time-threshold losses. Karak runs on both endpoints, so both directions' events count.
 
 use cc_core::testing::{Agreement, GroundTruth};
 use cc_karak::KarakConfig;
 use netsim::quinn_pair::QuinnPair;
 use netsim::{
-    DirectionConfig, ErrorModelConfig, LinkConfig, PathModelConfig, Rate, TraceConfig,
-    TraceSchedule, virtual_runtime,
+    DirectionConfig, ErrorModelConfig, LinkConfig, MobilityConfig, PathModelConfig, QueueLimit,
+    Rate, TraceConfig, TraceSchedule, virtual_runtime,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -53,6 +55,29 @@ fn scored(workload: impl std::future::Future<Output = ()>) -> Agreement {
 
 async fn bulk(link: LinkConfig, seed: u64, bytes: u64) {
     let report = pair(link, seed).transfer(bytes).await.expect("transfer");
+    assert!(report.intact, "seed {seed}: bytes corrupted or missing");
+}
+
+/// The harness demo's path (harness/presets/demo.toml).
+fn manet_demo_link() -> LinkConfig {
+    LinkConfig::symmetric(DirectionConfig {
+        rate: Rate::from_mbps(2),
+        delay: Duration::from_millis(2),
+        queue: QueueLimit::Packets(50),
+        errors: vec![ErrorModelConfig::Ber { ber: 1e-6 }],
+        ..DirectionConfig::default()
+    })
+    .with_path(PathModelConfig::Mobility(MobilityConfig {
+        pause: Duration::from_secs(5),
+        ..MobilityConfig::with_speed(20.0)
+    }))
+}
+
+async fn bulk_for(link: LinkConfig, seed: u64, duration: Duration) {
+    let report = pair(link, seed)
+        .transfer_for(duration)
+        .await
+        .expect("transfer");
     assert!(report.intact, "seed {seed}: bytes corrupted or missing");
 }
 
@@ -104,6 +129,11 @@ fn classifier_agrees_with_quinns_loss_detection() {
         let a = scored(bulk(link(0.01, path), seed, 4_000_000));
         report.push(format!("3 s blackout     seed {seed}: {a}"));
         persistent += a.persistent;
+        total.add(&a);
+    }
+    for seed in 1..=2 {
+        let a = scored(bulk_for(manet_demo_link(), seed, Duration::from_secs(60)));
+        report.push(format!("MANET demo path  seed {seed}: {a}"));
         total.add(&a);
     }
     report.push(format!("all workloads: {total}"));

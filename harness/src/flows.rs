@@ -1,0 +1,226 @@
+//! Concurrent flows over one emulated path: `n` quinn connections from the client endpoint to
+//! the server endpoint of one [`QuinnPair`], each carrying one unidirectional stream whose every
+//! byte the receiver checks against the sender's pattern.
+//!
+//! Flows connect one after another (so the server accepts them in the client's order), flow `i`
+//! no earlier than `i x stagger`, and send as soon as they are connected. A duration transfer
+//! stops at the deadline: what arrived in order by then is the flow's goodput. A byte transfer
+//! ends when every receiver has read its whole stream.
+
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::time::Duration;
+
+use netsim::quinn_pair::{QuinnPair, StreamPattern};
+use netsim::seed::derive_seed;
+use quinn::Connection;
+use tokio::task::JoinSet;
+
+/// Write and read size (at most one pattern period, so every slice is contiguous).
+const CHUNK: usize = 60_000;
+
+/// Receiver-side counters of one flow, readable at any time (also after a deadline).
+#[derive(Debug, Default)]
+pub struct FlowCounters {
+    /// Bytes received in order and verified.
+    pub delivered: AtomicU64,
+    /// Bytes the sender's application wrote.
+    pub written: AtomicU64,
+    /// Link time (ns) when the receiver saw the end of the stream, or 0.
+    pub finished_at_nanos: AtomicU64,
+    /// Link time (ns) when the flow's connection was established, or 0.
+    pub connected_at_nanos: AtomicU64,
+    /// Set when a received byte differs from what was sent.
+    pub corrupted: AtomicBool,
+    /// Offset of the first corrupted byte.
+    pub corrupted_at: AtomicU64,
+}
+
+/// One flow: its client connection (for quinn's statistics and controller) and counters.
+#[derive(Debug)]
+pub struct Flow {
+    /// Flow index.
+    pub index: u32,
+    /// The stream-content seed (derived from the run seed and the index).
+    pub seed: u64,
+    /// The client (sending) side, once connected.
+    pub client: Option<Connection>,
+    /// Counters.
+    pub counters: Arc<FlowCounters>,
+}
+
+/// How much each flow sends.
+#[derive(Clone, Copy, Debug)]
+pub enum Amount {
+    /// Until aborted at the deadline.
+    Unbounded,
+    /// Exactly this many bytes, then finish the stream.
+    Bytes(u64),
+}
+
+/// The content seed of flow `index` in a run seeded with `run_seed`.
+pub fn flow_seed(run_seed: u64, index: u32) -> u64 {
+    derive_seed(run_seed, &format!("harness/flow/{index}"))
+}
+
+/// Connects `count` flows and runs their transfers; returns when all have finished (bytes mode)
+/// or never (unbounded: the caller stops it with a timeout). `flows` is filled in as flows
+/// connect, so the caller can read connections and counters after a timeout.
+pub async fn run_flows(
+    pair: &QuinnPair,
+    run_seed: u64,
+    count: u32,
+    stagger: Duration,
+    amount: Amount,
+    flows: &tokio::sync::Mutex<Vec<Flow>>,
+) -> Result<(), String> {
+    let mut tasks = JoinSet::new();
+    let link = pair.link().clone();
+    for index in 0..count {
+        let start = stagger.saturating_mul(index);
+        let now = link.now();
+        if start > now {
+            tokio::time::sleep(start - now).await;
+        }
+        let (client, server) = pair
+            .connect()
+            .await
+            .map_err(|e| format!("flow {index}: {e}"))?;
+        let counters = Arc::new(FlowCounters::default());
+        counters
+            .connected_at_nanos
+            .store(nanos(link.now()).max(1), Ordering::Relaxed);
+        let seed = flow_seed(run_seed, index);
+        flows.lock().await.push(Flow {
+            index,
+            seed,
+            client: Some(client.clone()),
+            counters: counters.clone(),
+        });
+        let sender_counters = counters.clone();
+        tasks.spawn(async move { send(client, seed, amount, sender_counters).await });
+        let link = link.clone();
+        tasks.spawn(async move { receive(server, seed, counters, link).await });
+    }
+    while let Some(done) = tasks.join_next().await {
+        match done {
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(e),
+            Err(e) => return Err(format!("flow task failed: {e}")),
+        }
+    }
+    Ok(())
+}
+
+/// Checks received bytes `data` at stream `offset` against the pattern; `Err` holds the offset
+/// of the first byte that differs.
+pub fn check_chunk(pattern: &StreamPattern, offset: u64, data: &[u8]) -> Result<(), u64> {
+    let mut position = offset;
+    for chunk in data.chunks(StreamPattern::PERIOD) {
+        let expected = pattern.slice(position, chunk.len());
+        if let Some(bad) = chunk.iter().zip(expected).position(|(a, b)| a != b) {
+            return Err(position + bad as u64);
+        }
+        position += chunk.len() as u64;
+    }
+    Ok(())
+}
+
+fn nanos(d: Duration) -> u64 {
+    u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
+}
+
+async fn send(
+    connection: Connection,
+    seed: u64,
+    amount: Amount,
+    counters: Arc<FlowCounters>,
+) -> Result<(), String> {
+    let mut stream = connection
+        .open_uni()
+        .await
+        .map_err(|e| format!("opening a stream: {e}"))?;
+    let pattern = StreamPattern::new(seed);
+    let mut offset = 0u64;
+    loop {
+        let len = match amount {
+            Amount::Unbounded => CHUNK,
+            Amount::Bytes(total) => usize::try_from(total - offset).unwrap_or(CHUNK).min(CHUNK),
+        };
+        if len == 0 {
+            break;
+        }
+        stream
+            .write_all(pattern.slice(offset, len))
+            .await
+            .map_err(|e| format!("writing at offset {offset}: {e}"))?;
+        offset += len as u64;
+        counters.written.store(offset, Ordering::Relaxed);
+    }
+    stream
+        .finish()
+        .map_err(|e| format!("finishing the stream: {e}"))?;
+    // Keep the connection open until the receiver is done (the caller closes it).
+    let _ = stream.stopped().await;
+    Ok(())
+}
+
+async fn receive(
+    connection: Connection,
+    seed: u64,
+    counters: Arc<FlowCounters>,
+    link: netsim::SimLink,
+) -> Result<(), String> {
+    let mut stream = connection
+        .accept_uni()
+        .await
+        .map_err(|e| format!("accepting the stream: {e}"))?;
+    let pattern = StreamPattern::new(seed);
+    let mut buf = vec![0u8; CHUNK];
+    let mut offset = 0u64;
+    while let Some(len) = stream
+        .read(&mut buf)
+        .await
+        .map_err(|e| format!("reading at offset {offset}: {e}"))?
+    {
+        if let Err(at) = check_chunk(&pattern, offset, &buf[..len]) {
+            counters.corrupted_at.store(at, Ordering::Relaxed);
+            counters.corrupted.store(true, Ordering::Relaxed);
+            return Err(format!(
+                "integrity failure: byte {at} of the stream differs from what was sent"
+            ));
+        }
+        offset += len as u64;
+        counters.delivered.store(offset, Ordering::Relaxed);
+    }
+    counters
+        .finished_at_nanos
+        .store(nanos(link.now()).max(1), Ordering::Relaxed);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_corrupted_or_misplaced_byte_is_caught_with_its_offset() {
+        let pattern = StreamPattern::new(7);
+        let mut data = pattern.slice(1000, 5000).to_vec();
+        assert_eq!(check_chunk(&pattern, 1000, &data), Ok(()));
+        data[1234] ^= 0x01;
+        assert_eq!(check_chunk(&pattern, 1000, &data), Err(2234));
+        // The right bytes at the wrong offset (a reordering bug) fail too.
+        let shifted = pattern.slice(1001, 5000).to_vec();
+        assert!(check_chunk(&pattern, 1000, &shifted).is_err());
+        // Another flow's content fails.
+        assert!(
+            check_chunk(
+                &StreamPattern::new(flow_seed(1, 1)),
+                0,
+                pattern.slice(0, 100)
+            )
+            .is_err()
+        );
+    }
+}

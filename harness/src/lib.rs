@@ -1,0 +1,56 @@
+//! `harness`: the command-line tool for running MANET-aware QUIC congestion controllers over
+//! netsim's emulated paths, side by side with quinn's NewReno, Cubic and BBR.
+//!
+//! The binary is a thin `main` over this library; the pieces, one purpose per file:
+//!
+//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `presets`,
+//!   `controllers`);
+//! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
+//! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
+//! - [`controllers`]: the registry of controllers and their validated knobs;
+//! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers;
+//!   [`probe`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
+//! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
+//! - [`report`]: table, JSON, CSV and SVG plots;
+//! - [`sweep`]: parallel execution, shards and resumable result files; [`merge`]: combining
+//!   shard outputs;
+//! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes.
+
+#![deny(missing_docs)]
+#![forbid(unsafe_code)]
+
+pub mod cli;
+pub mod controllers;
+pub mod error;
+pub mod flows;
+pub mod merge;
+pub mod metrics;
+pub mod presets;
+pub mod probe;
+pub mod qlog;
+pub mod report;
+pub mod run;
+pub mod scenario;
+pub mod sweep;
+pub mod tomldoc;
+pub mod units;
+
+/// The harness version, recorded in result files (shards of different versions do not merge).
+pub const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// Sets up the tracing subscriber on stderr: `RUST_LOG` if set, otherwise `verbose` (0 warn,
+/// 1 info, 2 debug, 3+ trace).
+pub fn init_tracing(verbose: u8) {
+    let default = match verbose {
+        0 => "warn",
+        1 => "info",
+        2 => "debug",
+        _ => "trace",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}

@@ -1,0 +1,257 @@
+//! Per-run and per-flow metrics, and the statistics over seeds that reports print.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::probe::WindowPoint;
+
+/// Congestion events by cc-core loss-signal class (ports only).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignalCounts {
+    /// `FastRetransmit` (dup-ACK equivalent >= packet threshold).
+    pub fast_retransmit: u64,
+    /// `Timeout { dup_acks: 1 }`.
+    pub timeout1: u64,
+    /// `Timeout { dup_acks: 2 }`.
+    pub timeout2: u64,
+    /// Other non-zero `Timeout` classes (packet threshold above 3).
+    pub timeout_other: u64,
+    /// Persistent congestion (`Timeout { dup_acks: 0 }`).
+    pub persistent: u64,
+    /// ECN congestion-experienced.
+    pub ecn: u64,
+    /// Events whose class quinn's callbacks did not determine (a best reading was used).
+    pub undetermined: u64,
+}
+
+impl SignalCounts {
+    /// From cc-core's statistics.
+    pub fn from_stats(stats: &cc_core::SignalStats) -> Self {
+        Self {
+            fast_retransmit: stats.fast_retransmit,
+            timeout1: stats.timeout1,
+            timeout2: stats.timeout2,
+            timeout_other: stats.timeout_other,
+            persistent: stats.persistent,
+            ecn: stats.ecn,
+            undetermined: stats.undetermined,
+        }
+    }
+
+    /// Sum of two counts.
+    pub fn plus(&self, other: &Self) -> Self {
+        Self {
+            fast_retransmit: self.fast_retransmit + other.fast_retransmit,
+            timeout1: self.timeout1 + other.timeout1,
+            timeout2: self.timeout2 + other.timeout2,
+            timeout_other: self.timeout_other + other.timeout_other,
+            persistent: self.persistent + other.persistent,
+            ecn: self.ecn + other.ecn,
+            undetermined: self.undetermined + other.undetermined,
+        }
+    }
+
+    /// All classified events.
+    pub fn total(&self) -> u64 {
+        self.fast_retransmit
+            + self.timeout1
+            + self.timeout2
+            + self.timeout_other
+            + self.persistent
+            + self.ecn
+    }
+}
+
+/// One flow's metrics.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct FlowMetrics {
+    /// Flow index.
+    pub flow: u32,
+    /// Link time the flow's connection was established, seconds (`None` if it never was).
+    pub connected_s: Option<f64>,
+    /// Link time the receiver had the whole stream, seconds (bytes mode; `None` otherwise).
+    pub finished_s: Option<f64>,
+    /// Application bytes delivered in order and verified.
+    pub bytes_delivered: u64,
+    /// `bytes_delivered` over the flow's measurement window, bits per second.
+    pub goodput_bps: f64,
+    /// UDP payload bytes the client sent (retransmissions and QUIC overhead included) over the
+    /// window, bits per second.
+    pub throughput_bps: f64,
+    /// UDP datagrams the client sent.
+    pub datagrams_sent: u64,
+    /// UDP payload bytes the client sent.
+    pub udp_bytes_sent: u64,
+    /// Packets quinn sent on the path (`PathStats::sent_packets`).
+    pub packets_sent: u64,
+    /// Packets quinn declared lost (`PathStats::lost_packets`); quinn 0.11 has no separate
+    /// retransmission counter: it re-sends the retransmittable frames of each lost packet.
+    pub packets_lost: u64,
+    /// Bytes quinn declared lost.
+    pub bytes_lost: u64,
+    /// quinn's congestion events (`PathStats::congestion_events`).
+    pub congestion_events: u64,
+    /// Congestion events by loss-signal class (ports only).
+    pub signals: Option<SignalCounts>,
+    /// Median RTT sample, milliseconds (`None` without samples).
+    pub rtt_p50_ms: Option<f64>,
+    /// 95th-percentile RTT sample, milliseconds.
+    pub rtt_p95_ms: Option<f64>,
+    /// Number of RTT samples.
+    pub rtt_samples: u64,
+    /// Seconds with `cwnd < ssthresh` (`None` for controllers without ssthresh: BBR).
+    pub slow_start_s: Option<f64>,
+    /// Window trajectory, when plots were requested (not written to JSON).
+    #[serde(skip)]
+    pub window_trace: Vec<WindowPoint>,
+}
+
+/// What the link offered during the run (data direction), from netsim's accounting.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct LinkSummary {
+    /// Seconds accounted.
+    pub elapsed_s: f64,
+    /// Fraction of that time the path was up.
+    pub up_fraction: f64,
+    /// The physical limit of the data direction, payload bits per second over the window.
+    pub capacity_bps: f64,
+    /// Data-direction datagrams dropped by the error models.
+    pub dropped_error: u64,
+    /// Dropped to route breakage.
+    pub dropped_breakage: u64,
+    /// Dropped by the full queue.
+    pub dropped_queue: u64,
+    /// Dropped as larger than the MTU (path MTU probes).
+    pub dropped_mtu: u64,
+    /// Datagrams offered.
+    pub offered: u64,
+}
+
+/// One run's result: a scenario point, a controller, a seed.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RunResult {
+    /// Stable id: hash of the scenario parameters, controller spec and seed.
+    pub run_id: String,
+    /// Index of the run in grid order.
+    pub index: usize,
+    /// Grid name.
+    pub grid: String,
+    /// Scenario point label.
+    pub point: String,
+    /// Axis name -> value label.
+    pub params: BTreeMap<String, String>,
+    /// Controller label (name plus settings).
+    pub controller: String,
+    /// The seed.
+    pub seed: u64,
+    /// False when the controller's runs cannot be reproduced from the seed.
+    pub reproducible: bool,
+    /// Measurement window, seconds of link time.
+    pub window_s: f64,
+    /// Sum of the flows' delivered bytes.
+    pub bytes_delivered: u64,
+    /// Aggregate goodput, bits per second (delivered bytes over the window).
+    pub goodput_bps: f64,
+    /// Aggregate throughput (UDP payload sent), bits per second.
+    pub throughput_bps: f64,
+    /// Goodput over the physical limit netsim accounted (`None` if the path was never up).
+    pub utilization: Option<f64>,
+    /// Jain's fairness index over the flows' goodputs (1 for one flow).
+    pub jain: f64,
+    /// Loss-signal classes summed over flows (ports only).
+    pub signals: Option<SignalCounts>,
+    /// The link's accounting summary.
+    pub link: LinkSummary,
+    /// Per-flow metrics.
+    pub flows: Vec<FlowMetrics>,
+}
+
+/// The `q` quantile (0..=1) of `sorted` by nearest rank.
+pub fn quantile(sorted: &[u64], q: f64) -> Option<u64> {
+    if sorted.is_empty() {
+        return None;
+    }
+    let rank = (q * sorted.len() as f64).ceil() as usize;
+    Some(sorted[rank.clamp(1, sorted.len()) - 1])
+}
+
+/// Jain's fairness index `(sum x)^2 / (n sum x^2)`; 1 for an empty or all-zero set.
+pub fn jain(values: &[f64]) -> f64 {
+    let sum: f64 = values.iter().sum();
+    let squares: f64 = values.iter().map(|x| x * x).sum();
+    if values.is_empty() || squares == 0.0 {
+        1.0
+    } else {
+        sum * sum / (values.len() as f64 * squares)
+    }
+}
+
+/// Mean and sample standard deviation.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Spread {
+    /// Mean.
+    pub mean: f64,
+    /// Sample standard deviation (0 for one value).
+    pub sd: f64,
+    /// Smallest value.
+    pub min: f64,
+    /// Largest value.
+    pub max: f64,
+    /// Number of values.
+    pub n: usize,
+}
+
+impl Spread {
+    /// Statistics of `values`; `None` if empty.
+    pub fn of(values: &[f64]) -> Option<Self> {
+        if values.is_empty() {
+            return None;
+        }
+        let n = values.len();
+        let mean = values.iter().sum::<f64>() / n as f64;
+        let sd = if n > 1 {
+            (values.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1) as f64).sqrt()
+        } else {
+            0.0
+        };
+        let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        Some(Self {
+            mean,
+            sd,
+            min,
+            max,
+            n,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quantiles_by_nearest_rank() {
+        let v: Vec<u64> = (1..=100).collect();
+        assert_eq!(quantile(&v, 0.5), Some(50));
+        assert_eq!(quantile(&v, 0.95), Some(95));
+        assert_eq!(quantile(&[7], 0.95), Some(7));
+        assert_eq!(quantile(&[], 0.5), None);
+    }
+
+    #[test]
+    fn jain_is_one_for_equal_shares_and_one_over_n_for_a_monopoly() {
+        assert!((jain(&[5.0, 5.0, 5.0]) - 1.0).abs() < 1e-12);
+        // (10)^2 / (4 x 100) = 0.25
+        assert!((jain(&[10.0, 0.0, 0.0, 0.0]) - 0.25).abs() < 1e-12);
+    }
+
+    #[test]
+    fn spread_uses_the_sample_standard_deviation() {
+        // mean 5; squared deviations 9 + 1 + 1 + 9 = 20 over n - 1 = 3 -> sd = sqrt(20/3)
+        let s = Spread::of(&[2.0, 4.0, 6.0, 8.0]).unwrap();
+        assert_eq!(s.mean, 5.0);
+        assert!((s.sd - (20.0f64 / 3.0).sqrt()).abs() < 1e-12);
+    }
+}

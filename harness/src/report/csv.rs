@@ -1,0 +1,76 @@
+//! The CSV report: one row per run and flow, with the run's aggregates repeated.
+
+use std::fmt::Write as _;
+use std::path::Path;
+
+use crate::error::{HarnessError, Result};
+use crate::metrics::RunResult;
+
+const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined";
+
+fn quote(field: &str) -> String {
+    if field.contains([',', '"', '\n']) {
+        format!("\"{}\"", field.replace('"', "\"\""))
+    } else {
+        field.to_owned()
+    }
+}
+
+fn opt(value: Option<f64>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+/// The CSV text.
+pub fn render(runs: &[RunResult]) -> String {
+    let mut out = String::from(HEADER);
+    out.push('\n');
+    for run in runs {
+        for flow in &run.flows {
+            let s = flow.signals.clone();
+            let sig = |f: fn(&crate::metrics::SignalCounts) -> u64| {
+                s.as_ref().map(|s| f(s).to_string()).unwrap_or_default()
+            };
+            let _ = writeln!(
+                out,
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                run.run_id,
+                quote(&run.grid),
+                quote(&run.point),
+                quote(&run.controller),
+                run.seed,
+                run.reproducible,
+                run.window_s,
+                run.goodput_bps,
+                run.throughput_bps,
+                opt(run.utilization),
+                run.jain,
+                run.link.capacity_bps,
+                run.link.up_fraction,
+                flow.flow,
+                flow.bytes_delivered,
+                flow.goodput_bps,
+                flow.throughput_bps,
+                flow.datagrams_sent,
+                flow.packets_sent,
+                flow.packets_lost,
+                flow.bytes_lost,
+                flow.congestion_events,
+                opt(flow.rtt_p50_ms),
+                opt(flow.rtt_p95_ms),
+                opt(flow.slow_start_s),
+                sig(|s| s.fast_retransmit),
+                sig(|s| s.timeout1),
+                sig(|s| s.timeout2),
+                sig(|s| s.persistent),
+                sig(|s| s.ecn),
+                sig(|s| s.undetermined),
+            );
+        }
+    }
+    out
+}
+
+/// Writes the CSV to `path`.
+pub fn write(path: &Path, runs: &[RunResult]) -> Result<()> {
+    std::fs::write(path, render(runs)).map_err(|e| HarnessError::output(path, e))
+}

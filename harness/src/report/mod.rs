@@ -1,0 +1,166 @@
+//! Reports: statistics over seeds per (scenario point, controller), rendered as a terminal
+//! table, JSON, CSV and SVG plots.
+
+pub mod csv;
+pub mod json;
+pub mod plot;
+pub mod table;
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use crate::metrics::{RunResult, Spread};
+use crate::scenario::Grid;
+
+/// What a report is about: the grid's names and orders (points and controllers as listed).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReportMeta {
+    /// Grid name.
+    pub name: String,
+    /// Description.
+    pub description: String,
+    /// The paper table it follows.
+    pub paper: Option<String>,
+    /// Axis names.
+    pub axes: Vec<String>,
+    /// Point labels in grid order.
+    pub points: Vec<String>,
+    /// Controller labels in order.
+    pub controllers: Vec<String>,
+    /// Seeds.
+    pub seeds: Vec<u64>,
+    /// Harness version that produced the results.
+    pub harness_version: String,
+}
+
+impl ReportMeta {
+    /// The meta of `grid`.
+    pub fn of(grid: &Grid) -> Self {
+        Self {
+            name: grid.name.clone(),
+            description: grid.description.clone(),
+            paper: grid.paper.clone(),
+            axes: grid.axes.clone(),
+            points: grid.points.iter().map(|p| p.point.clone()).collect(),
+            controllers: grid.controllers.iter().map(|c| c.label()).collect(),
+            seeds: grid.seeds.clone(),
+            harness_version: crate::VERSION.to_owned(),
+        }
+    }
+}
+
+/// Statistics over seeds for one scenario point and controller.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct SummaryRow {
+    /// Scenario point label.
+    pub point: String,
+    /// Axis name -> value label.
+    pub params: BTreeMap<String, String>,
+    /// Controller label.
+    pub controller: String,
+    /// Runs (seeds) summarised.
+    pub runs: usize,
+    /// Aggregate goodput, bits per second.
+    pub goodput_bps: Spread,
+    /// Aggregate throughput, bits per second.
+    pub throughput_bps: Spread,
+    /// Utilization (goodput over the physical limit).
+    pub utilization: Option<Spread>,
+    /// Mean goodput over NewReno's mean goodput at the same point.
+    pub vs_newreno: Option<f64>,
+    /// Mean goodput over Cubic's mean goodput at the same point.
+    pub vs_cubic: Option<f64>,
+    /// Flow 0's median RTT, milliseconds.
+    pub rtt_p50_ms: Option<Spread>,
+    /// Flow 0's 95th-percentile RTT, milliseconds.
+    pub rtt_p95_ms: Option<Spread>,
+    /// Seconds in slow start, summed over flows.
+    pub slow_start_s: Option<Spread>,
+    /// Packets quinn declared lost, summed over flows.
+    pub packets_lost: Spread,
+    /// Jain's fairness index.
+    pub jain: Spread,
+    /// Mean loss-signal events per run by class: fast retransmit, timeout after 1 and 2
+    /// dup-ACKs, persistent congestion, undetermined (ports only).
+    pub signals: Option<[f64; 5]>,
+    /// False when a run of this row cannot be reproduced from its seed.
+    pub reproducible: bool,
+}
+
+/// Groups `results` by point and controller (in `meta`'s orders) and computes the rows.
+pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
+    let mut rows = Vec::new();
+    for point in &meta.points {
+        let at_point: Vec<&RunResult> = results.iter().filter(|r| &r.point == point).collect();
+        let mean_of = |controller: &str| {
+            let goodputs: Vec<f64> = at_point
+                .iter()
+                .filter(|r| r.controller == controller)
+                .map(|r| r.goodput_bps)
+                .collect();
+            Spread::of(&goodputs).map(|s| s.mean)
+        };
+        let newreno = mean_of("newreno");
+        let cubic = mean_of("cubic");
+        for controller in &meta.controllers {
+            let runs: Vec<&RunResult> = at_point
+                .iter()
+                .copied()
+                .filter(|r| &r.controller == controller)
+                .collect();
+            let Some(first) = runs.first() else {
+                continue;
+            };
+            let spread = |f: &dyn Fn(&RunResult) -> Option<f64>| {
+                let values: Vec<f64> = runs.iter().filter_map(|r| f(r)).collect();
+                Spread::of(&values)
+            };
+            let Some(goodput) = spread(&|r| Some(r.goodput_bps)) else {
+                continue;
+            };
+            let ratio = |base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| goodput.mean / b);
+            let signals = {
+                let with: Vec<_> = runs.iter().filter_map(|r| r.signals.as_ref()).collect();
+                (!with.is_empty()).then(|| {
+                    let n = with.len() as f64;
+                    let sum = |f: &dyn Fn(&crate::metrics::SignalCounts) -> u64| {
+                        with.iter().map(|s| f(s) as f64).sum::<f64>() / n
+                    };
+                    [
+                        sum(&|s| s.fast_retransmit),
+                        sum(&|s| s.timeout1),
+                        sum(&|s| s.timeout2),
+                        sum(&|s| s.persistent),
+                        sum(&|s| s.undetermined),
+                    ]
+                })
+            };
+            rows.push(SummaryRow {
+                point: point.clone(),
+                params: first.params.clone(),
+                controller: controller.clone(),
+                runs: runs.len(),
+                goodput_bps: goodput,
+                throughput_bps: spread(&|r| Some(r.throughput_bps)).unwrap_or(goodput),
+                utilization: spread(&|r| r.utilization),
+                vs_newreno: ratio(newreno),
+                vs_cubic: ratio(cubic),
+                rtt_p50_ms: spread(&|r| r.flows.first().and_then(|f| f.rtt_p50_ms)),
+                rtt_p95_ms: spread(&|r| r.flows.first().and_then(|f| f.rtt_p95_ms)),
+                slow_start_s: spread(&|r| {
+                    let flows: Vec<f64> = r.flows.iter().filter_map(|f| f.slow_start_s).collect();
+                    (!flows.is_empty()).then(|| flows.iter().sum())
+                }),
+                packets_lost: spread(&|r| {
+                    Some(r.flows.iter().map(|f| f.packets_lost).sum::<u64>() as f64)
+                })
+                .unwrap_or(goodput),
+                jain: spread(&|r| Some(r.jain)).unwrap_or(goodput),
+                signals,
+                reproducible: runs.iter().all(|r| r.reproducible),
+            });
+        }
+    }
+    rows
+}

@@ -1,0 +1,175 @@
+//! SVG plots (plotters' SVG backend; text is written as SVG `<text>`, so no system font
+//! libraries are needed): per scenario point, the congestion window over time of flow 0 of the
+//! first seed for every controller, and the goodput per controller (mean with a ±1 sd bar).
+
+use std::path::{Path, PathBuf};
+
+use plotters::prelude::*;
+
+use super::SummaryRow;
+use crate::error::{HarnessError, Result};
+use crate::metrics::RunResult;
+
+/// A file-name-safe version of a point label.
+pub fn slug(label: &str) -> String {
+    let mut out: String = label
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '.' || c == '-' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect();
+    out.truncate(80);
+    out
+}
+
+/// Writes `cwnd-<point>.svg` and `goodput-<point>.svg` for every point into `dir`; returns the
+/// files written.
+pub fn write_all(
+    dir: &Path,
+    points: &[String],
+    rows: &[SummaryRow],
+    runs: &[RunResult],
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
+    let mut written = Vec::new();
+    for point in points {
+        let at_point: Vec<&SummaryRow> = rows.iter().filter(|r| &r.point == point).collect();
+        if at_point.is_empty() {
+            continue;
+        }
+        let path = dir.join(format!("goodput-{}.svg", slug(point)));
+        goodput(&path, point, &at_point).map_err(|e| HarnessError::output(&path, e))?;
+        written.push(path);
+        let path = dir.join(format!("cwnd-{}.svg", slug(point)));
+        let first_seed = runs
+            .iter()
+            .filter(|r| &r.point == point)
+            .map(|r| r.seed)
+            .min();
+        let traces: Vec<&RunResult> = runs
+            .iter()
+            .filter(|r| &r.point == point && Some(r.seed) == first_seed)
+            .collect();
+        cwnd(&path, point, &traces).map_err(|e| HarnessError::output(&path, e))?;
+        written.push(path);
+    }
+    Ok(written)
+}
+
+type PlotResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let top = rows
+        .iter()
+        .map(|r| (r.goodput_bps.mean + r.goodput_bps.sd) / 1e6)
+        .fold(0.0f64, f64::max)
+        .max(1e-3)
+        * 1.2;
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("goodput per controller - {point}"),
+            ("sans-serif", 18),
+        )
+        .margin(15)
+        .x_label_area_size(20)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..rows.len() as f64, 0f64..top)?;
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(0)
+        .y_desc("goodput (Mb/s), mean ± 1 sd over seeds")
+        .draw()?;
+    for (i, row) in rows.iter().enumerate() {
+        let x = i as f64;
+        let mean = row.goodput_bps.mean / 1e6;
+        let sd = row.goodput_bps.sd / 1e6;
+        let color = Palette99::pick(i);
+        chart.draw_series(std::iter::once(Rectangle::new(
+            [(x + 0.15, 0.0), (x + 0.85, mean)],
+            color.filled(),
+        )))?;
+        chart.draw_series(std::iter::once(PathElement::new(
+            vec![(x + 0.5, (mean - sd).max(0.0)), (x + 0.5, mean + sd)],
+            BLACK.stroke_width(2),
+        )))?;
+        chart.draw_series(std::iter::once(Text::new(
+            row.controller.clone(),
+            (x + 0.2, mean + sd + top * 0.03),
+            ("sans-serif", 14),
+        )))?;
+    }
+    root.present()?;
+    Ok(())
+}
+
+fn cwnd(path: &Path, point: &str, runs: &[&RunResult]) -> PlotResult {
+    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let traces: Vec<(&str, Vec<(f64, f64)>)> = runs
+        .iter()
+        .filter_map(|r| {
+            let flow = r.flows.first()?;
+            let points: Vec<(f64, f64)> = flow
+                .window_trace
+                .iter()
+                .map(|p| (p.t, p.cwnd as f64 / 1000.0))
+                .collect();
+            Some((r.controller.as_str(), points))
+        })
+        .collect();
+    let t_max = runs.iter().map(|r| r.window_s).fold(1.0f64, f64::max);
+    let y_max = traces
+        .iter()
+        .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
+        .fold(1.0f64, f64::max)
+        * 1.1;
+    let seed = runs.first().map(|r| r.seed).unwrap_or_default();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("congestion window, flow 0, seed {seed} - {point}"),
+            ("sans-serif", 18),
+        )
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(0f64..t_max, 0f64..y_max)?;
+    chart
+        .configure_mesh()
+        .x_desc("time (s, link time)")
+        .y_desc("cwnd (kB)")
+        .draw()?;
+    for (i, (name, points)) in traces.into_iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        // A step plot: the window holds its value until the next change.
+        let mut steps = Vec::with_capacity(points.len() * 2);
+        for (j, &(t, y)) in points.iter().enumerate() {
+            if j > 0 {
+                steps.push((t, points[j - 1].1));
+            }
+            steps.push((t, y));
+        }
+        if let Some(&(_, y)) = points.last() {
+            steps.push((t_max, y));
+        }
+        chart
+            .draw_series(LineSeries::new(steps, color.stroke_width(1)))?
+            .label(name.to_owned())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}

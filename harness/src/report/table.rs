@@ -1,0 +1,122 @@
+//! The terminal table: one row per (point, controller), mean ± sample standard deviation over
+//! seeds, and goodput ratios to NewReno and Cubic at the same point.
+
+use std::fmt::Write;
+
+use super::{ReportMeta, SummaryRow};
+
+fn mbps(bps: f64) -> String {
+    format!("{:.3}", bps / 1e6)
+}
+
+/// Renders the table (plain text, fixed-width columns).
+pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "{}", meta.name);
+    if !meta.description.is_empty() {
+        let _ = writeln!(out, "{}", meta.description);
+    }
+    if let Some(paper) = &meta.paper {
+        let _ = writeln!(out, "follows: {paper}");
+    }
+    let seeds: Vec<String> = meta.seeds.iter().map(u64::to_string).collect();
+    let _ = writeln!(out, "seeds: {} (mean ± sd over seeds)", seeds.join(", "));
+    let headers = [
+        "point",
+        "controller",
+        "goodput Mb/s",
+        "util %",
+        "xNewReno",
+        "xCubic",
+        "thrpt Mb/s",
+        "RTT p50/p95 ms",
+        "slow start s",
+        "lost pkts",
+        "FR/T1/T2/T0/undet",
+    ];
+    let mut table: Vec<Vec<String>> = Vec::new();
+    for row in rows {
+        let util = row
+            .utilization
+            .map(|u| format!("{:.1} ± {:.1}", u.mean * 100.0, u.sd * 100.0))
+            .unwrap_or_else(|| "-".into());
+        let ratio = |r: Option<f64>| r.map(|r| format!("{r:.2}")).unwrap_or_else(|| "-".into());
+        let rtt = match (row.rtt_p50_ms, row.rtt_p95_ms) {
+            (Some(a), Some(b)) => format!("{:.0}/{:.0}", a.mean, b.mean),
+            _ => "-".into(),
+        };
+        let signals = row
+            .signals
+            .map(|s| {
+                format!(
+                    "{:.1}/{:.1}/{:.1}/{:.1}/{:.1}",
+                    s[0], s[1], s[2], s[3], s[4]
+                )
+            })
+            .unwrap_or_else(|| "-".into());
+        let controller = if row.reproducible {
+            row.controller.clone()
+        } else {
+            format!("{} (*)", row.controller)
+        };
+        table.push(vec![
+            row.point.clone(),
+            controller,
+            format!(
+                "{} ± {}",
+                mbps(row.goodput_bps.mean),
+                mbps(row.goodput_bps.sd)
+            ),
+            util,
+            ratio(row.vs_newreno),
+            ratio(row.vs_cubic),
+            mbps(row.throughput_bps.mean),
+            rtt,
+            row.slow_start_s
+                .map(|s| format!("{:.1}", s.mean))
+                .unwrap_or_else(|| "-".into()),
+            format!("{:.0}", row.packets_lost.mean),
+            signals,
+        ]);
+    }
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for line in &table {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let fmt_line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect();
+        padded.join("  ").trim_end().to_owned()
+    };
+    let header: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
+    let _ = writeln!(out, "{}", fmt_line(&header));
+    let _ = writeln!(
+        out,
+        "{}",
+        "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
+    );
+    let mut last_point = None;
+    for (line, row) in table.iter().zip(rows) {
+        if last_point.is_some() && last_point != Some(&row.point) {
+            out.push('\n');
+        }
+        last_point = Some(&row.point);
+        let _ = writeln!(out, "{}", fmt_line(line));
+    }
+    if rows.iter().any(|r| !r.reproducible) {
+        let _ = writeln!(
+            out,
+            "(*) not reproducible from the seed (draws from an unseeded RNG)"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "util = goodput / netsim's physical limit; FR/T1/T2/T0 = loss-signal classes per run (ports only)"
+    );
+    out
+}

@@ -1,0 +1,370 @@
+//! Executing one run: a scenario point, a controller and a seed, on a fresh current-thread
+//! tokio runtime (virtual or real time), with every byte verified.
+//!
+//! A fresh runtime per run (rather than one reused by a worker thread) makes a run's result
+//! independent of which runs a worker did before it: a run's output depends only on its spec.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::Duration;
+
+use netsim::quinn_pair::QuinnPair;
+use quinn::TransportConfig;
+use serde::Serialize;
+
+use crate::controllers::{self, ControllerSpec};
+use crate::error::{HarnessError, Result};
+use crate::flows::{Amount, Flow, run_flows};
+use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
+use crate::probe::Probe;
+use crate::scenario::{Scenario, Transfer};
+
+/// One run of a grid.
+#[derive(Clone, Debug, Serialize)]
+pub struct RunSpec {
+    /// Position in grid order.
+    pub index: usize,
+    /// Grid name.
+    pub grid: String,
+    /// The scenario point.
+    pub scenario: Scenario,
+    /// The controller.
+    pub controller: ControllerSpec,
+    /// The seed.
+    pub seed: u64,
+}
+
+/// What identifies a run's physics: everything but labels.
+#[derive(Serialize)]
+struct Identity<'a> {
+    link: &'a netsim::LinkConfig,
+    transfer: &'a Transfer,
+    flows: u32,
+    #[serde(with = "crate::units::duration")]
+    flow_stagger: Duration,
+    transport: &'a crate::scenario::TransportSettings,
+    clock: netsim::Clock,
+    controller: &'a ControllerSpec,
+    seed: u64,
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+impl RunSpec {
+    /// The stable run id: a hash of the scenario parameters (not its labels), the controller
+    /// spec and the seed, as 16 hex digits.
+    pub fn run_id(&self) -> String {
+        let s = &self.scenario;
+        let identity = Identity {
+            link: &s.link,
+            transfer: &s.transfer,
+            flows: s.flows,
+            flow_stagger: s.flow_stagger,
+            transport: &s.transport,
+            clock: s.clock,
+            controller: &self.controller,
+            seed: self.seed,
+        };
+        let json = serde_json::to_string(&identity).unwrap_or_default();
+        format!("{:016x}", fnv1a(json.as_bytes()))
+    }
+}
+
+/// Options that change what a run records, not what it does.
+#[derive(Clone, Debug, Default)]
+pub struct RunOptions {
+    /// Record each flow's window trajectory (for plots).
+    pub trace: bool,
+    /// Write quinn's qlog of each run's client side into this directory.
+    pub qlog_dir: Option<PathBuf>,
+}
+
+/// Runs `spec`. A failed run (quinn error, timeout, integrity failure) is
+/// [`HarnessError::RunFailed`] naming the run.
+pub fn execute(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
+    let name = || {
+        format!(
+            "run {} ({} / {} / seed {})",
+            spec.run_id(),
+            spec.scenario.point,
+            spec.controller.label(),
+            spec.seed
+        )
+    };
+    let runtime = netsim::sim::build_runtime(spec.scenario.clock).map_err(|e| {
+        HarnessError::run_failed(format!("{}: cannot start a runtime: {e}", name()))
+    })?;
+    let result = runtime.block_on(run_async(spec, options));
+    drop(runtime);
+    result.map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))
+}
+
+async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String> {
+    let scenario = &spec.scenario;
+    let info = controllers::lookup(&spec.controller.name)?;
+    let mut signal = cc_core::SignalConfig::default();
+    signal
+        .packet_threshold(scenario.transport.packet_threshold)
+        .and_then(|s| s.time_threshold(scenario.transport.time_threshold))
+        .map_err(|e| e.to_string())?;
+    let built = controllers::build(&spec.controller, &signal)?;
+    let epoch = tokio::time::Instant::now().into_std();
+    let probe = Arc::new(crate::probe::ProbeFactory::new(
+        built.factory.clone(),
+        epoch,
+        options.trace,
+    ));
+
+    let idle = match scenario.transport.idle_timeout {
+        Some(d) => Some(
+            quinn::IdleTimeout::try_from(d)
+                .map_err(|_| format!("idle timeout {d:?} is too large for quinn"))?,
+        ),
+        None => None,
+    };
+    let mut client = TransportConfig::default();
+    client
+        .congestion_controller_factory(probe)
+        .max_idle_timeout(idle)
+        .packet_threshold(scenario.transport.packet_threshold)
+        .time_threshold(scenario.transport.time_threshold);
+    if let Some(dir) = &options.qlog_dir {
+        crate::qlog::attach(&mut client, dir, spec, epoch)?;
+    }
+    let mut server = TransportConfig::default();
+    server.max_idle_timeout(idle);
+    let pair = QuinnPair::builder(scenario.link.clone(), spec.seed)
+        .client_transport(Arc::new(client))
+        .server_transport(Arc::new(server))
+        .build()
+        .map_err(|e| e.to_string())?;
+
+    let flows = tokio::sync::Mutex::new(Vec::<Flow>::new());
+    let stagger = scenario.flow_stagger;
+    match scenario.transfer {
+        Transfer::Duration(d) => {
+            let work = run_flows(
+                &pair,
+                spec.seed,
+                scenario.flows,
+                stagger,
+                Amount::Unbounded,
+                &flows,
+            );
+            if let Ok(Err(e)) = tokio::time::timeout(d, work).await {
+                return Err(e);
+            }
+        }
+        Transfer::Bytes { bytes, timeout } => {
+            let work = run_flows(
+                &pair,
+                spec.seed,
+                scenario.flows,
+                stagger,
+                Amount::Bytes(bytes),
+                &flows,
+            );
+            match tokio::time::timeout(timeout, work).await {
+                Err(_) => {
+                    return Err(format!(
+                        "the transfer did not complete within the timeout ({}); raise transfer.timeout",
+                        netsim::units::format_duration(timeout)
+                    ));
+                }
+                Ok(Err(e)) => return Err(e),
+                Ok(Ok(())) => {}
+            }
+        }
+    }
+    let end = pair.link().now();
+    let accounting = pair.link().accounting();
+    let flows = flows.into_inner();
+    let mut flow_metrics = Vec::new();
+    for flow in &flows {
+        let counters = &flow.counters;
+        if counters.corrupted.load(Ordering::Relaxed) {
+            return Err(format!(
+                "integrity failure in flow {}: byte {} differs from what was sent",
+                flow.index,
+                counters.corrupted_at.load(Ordering::Relaxed)
+            ));
+        }
+        let delivered = counters.delivered.load(Ordering::Relaxed);
+        if let Transfer::Bytes { bytes, .. } = scenario.transfer {
+            if delivered != bytes {
+                return Err(format!(
+                    "integrity failure in flow {}: {delivered} of {bytes} bytes delivered at the end of the stream",
+                    flow.index
+                ));
+            }
+        }
+        flow_metrics.push(flow_metrics_of(flow, &built, scenario, end, epoch));
+    }
+    for flow in &flows {
+        if let Some(client) = &flow.client {
+            client.close(0u32.into(), b"done");
+        }
+    }
+    for index in flows.len() as u32..scenario.flows {
+        flow_metrics.push(unconnected_flow(index));
+    }
+    drop(flows);
+    drop(pair);
+
+    let window_s = end.as_secs_f64();
+    let bytes_delivered: u64 = flow_metrics.iter().map(|f| f.bytes_delivered).sum();
+    let udp_bytes: u64 = flow_metrics.iter().map(|f| f.udp_bytes_sent).sum();
+    let data = &accounting.a_to_b;
+    let signals = flow_metrics
+        .iter()
+        .filter_map(|f| f.signals.as_ref())
+        .fold(None::<SignalCounts>, |acc, s| {
+            Some(acc.map_or_else(|| s.clone(), |a| a.plus(s)))
+        });
+    let goodputs: Vec<f64> = flow_metrics.iter().map(|f| f.goodput_bps).collect();
+    let per_second = |bytes: u64| {
+        if window_s > 0.0 {
+            bytes as f64 * 8.0 / window_s
+        } else {
+            0.0
+        }
+    };
+    let result = RunResult {
+        run_id: spec.run_id(),
+        index: spec.index,
+        grid: spec.grid.clone(),
+        point: scenario.point.clone(),
+        params: scenario.params.clone(),
+        controller: spec.controller.label(),
+        seed: spec.seed,
+        reproducible: info.reproducible,
+        window_s,
+        bytes_delivered,
+        goodput_bps: per_second(bytes_delivered),
+        throughput_bps: per_second(udp_bytes),
+        utilization: (data.capacity_bytes > 0.0)
+            .then(|| bytes_delivered as f64 / data.capacity_bytes),
+        jain: jain(&goodputs),
+        signals: if info.port { signals } else { None },
+        link: LinkSummary {
+            elapsed_s: data.elapsed_seconds,
+            up_fraction: if data.elapsed_seconds > 0.0 {
+                data.up_seconds / data.elapsed_seconds
+            } else {
+                0.0
+            },
+            capacity_bps: if data.elapsed_seconds > 0.0 {
+                data.capacity_bytes * 8.0 / data.elapsed_seconds
+            } else {
+                0.0
+            },
+            dropped_error: data.dropped.error.datagrams,
+            dropped_breakage: data.dropped.breakage.datagrams,
+            dropped_queue: data.dropped.queue.datagrams,
+            dropped_mtu: data.dropped.mtu.datagrams,
+            offered: data.offered.datagrams,
+        },
+        flows: flow_metrics,
+    };
+    tracing::info!(
+        target: "harness",
+        run_id = %result.run_id,
+        point = %result.point,
+        controller = %result.controller,
+        seed = result.seed,
+        goodput_bps = result.goodput_bps,
+        "run finished"
+    );
+    Ok(result)
+}
+
+fn unconnected_flow(index: u32) -> FlowMetrics {
+    FlowMetrics {
+        flow: index,
+        connected_s: None,
+        finished_s: None,
+        bytes_delivered: 0,
+        goodput_bps: 0.0,
+        throughput_bps: 0.0,
+        datagrams_sent: 0,
+        udp_bytes_sent: 0,
+        packets_sent: 0,
+        packets_lost: 0,
+        bytes_lost: 0,
+        congestion_events: 0,
+        signals: None,
+        rtt_p50_ms: None,
+        rtt_p95_ms: None,
+        rtt_samples: 0,
+        slow_start_s: None,
+        window_trace: Vec::new(),
+    }
+}
+
+fn flow_metrics_of(
+    flow: &Flow,
+    built: &controllers::BuiltController,
+    scenario: &Scenario,
+    end: Duration,
+    epoch: std::time::Instant,
+) -> FlowMetrics {
+    let counters = &flow.counters;
+    let seconds = |nanos: u64| (nanos > 0).then_some(nanos as f64 * 1e-9);
+    let connected_s = seconds(counters.connected_at_nanos.load(Ordering::Relaxed));
+    let finished_s = seconds(counters.finished_at_nanos.load(Ordering::Relaxed));
+    let start = scenario
+        .flow_stagger
+        .saturating_mul(flow.index)
+        .as_secs_f64();
+    let window = match scenario.transfer {
+        Transfer::Duration(_) => end.as_secs_f64() - start,
+        Transfer::Bytes { .. } => finished_s.unwrap_or(end.as_secs_f64()) - start,
+    };
+    let delivered = counters.delivered.load(Ordering::Relaxed);
+    let mut metrics = unconnected_flow(flow.index);
+    metrics.connected_s = connected_s;
+    metrics.finished_s = finished_s;
+    metrics.bytes_delivered = delivered;
+    let Some(client) = &flow.client else {
+        return metrics;
+    };
+    let stats = client.stats();
+    let rate = |bytes: u64| {
+        if window > 0.0 {
+            bytes as f64 * 8.0 / window
+        } else {
+            0.0
+        }
+    };
+    metrics.goodput_bps = rate(delivered);
+    metrics.throughput_bps = rate(stats.udp_tx.bytes);
+    metrics.datagrams_sent = stats.udp_tx.datagrams;
+    metrics.udp_bytes_sent = stats.udp_tx.bytes;
+    metrics.packets_sent = stats.path.sent_packets;
+    metrics.packets_lost = stats.path.lost_packets;
+    metrics.bytes_lost = stats.path.lost_bytes;
+    metrics.congestion_events = stats.path.congestion_events;
+    if let Ok(probe) = client.congestion_state().into_any().downcast::<Probe>() {
+        metrics.signals = (built.signal_stats)(probe.inner()).map(|s| SignalCounts::from_stats(&s));
+        let handle = probe.recording();
+        let mut recording = handle
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        recording.finish(epoch + end);
+        let mut samples = recording.rtt_samples_us.clone();
+        samples.sort_unstable();
+        let ms = |us: u64| us as f64 / 1000.0;
+        metrics.rtt_p50_ms = quantile(&samples, 0.5).map(ms);
+        metrics.rtt_p95_ms = quantile(&samples, 0.95).map(ms);
+        metrics.rtt_samples = samples.len() as u64;
+        metrics.slow_start_s = recording.slow_start.map(|d| d.as_secs_f64());
+        metrics.window_trace = recording.trace.take().unwrap_or_default();
+    }
+    metrics
+}

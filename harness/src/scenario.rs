@@ -1,0 +1,802 @@
+//! Scenario files: the TOML schema, its parsing (errors name the line and the field), and its
+//! expansion into a [`Grid`] of resolved [`Scenario`]s.
+//!
+//! A scenario file describes one scenario, or a grid of them with `[[axis]]` tables; presets are
+//! scenario files built into the binary (`harness presets --show NAME` prints one). Schema
+//! (every key optional; unknown keys are errors):
+//!
+//! ```toml
+//! name = "my-run"                 # default: the file name
+//! description = "..."
+//! paper = "Karak et al. 2014, Table 2"
+//! seeds = 3                       # 1, 2, 3; or a list: seeds = [7, 8]
+//! flows = 1                       # concurrent connections sharing the path (1 to 64)
+//! flow_stagger = "0s"             # flow i starts i x flow_stagger after flow 0
+//! clock = "virtual"               # or "real"
+//!
+//! [transfer]                      # either duration (default 60 s) or bytes
+//! duration = "60s"                # each flow sends for this long; goodput counts bytes by then
+//! # bytes = 10000000              # each flow sends this many bytes; the run ends when all arrive
+//! # timeout = "1h"                # bytes mode only: fail the run after this much (link) time
+//!
+//! [transport]
+//! idle_timeout = "off"            # quinn's max_idle_timeout ("off" or a duration)
+//! packet_threshold = 3            # quinn's and the ports' loss thresholds (kept equal)
+//! time_threshold = 1.125
+//!
+//! [link]                          # netsim's LinkConfig
+//! path = { model = "mobility", min_speed = 20.0, max_speed = 20.0 }
+//! [link.both]                     # settings for both directions ...
+//! rate = "2Mbps"
+//! errors = [{ model = "ber", ber = 1e-6 }]
+//! [link.b_to_a]                   # ... overridden field by field for one direction
+//! errors = []
+//!
+//! [controllers]
+//! select = ["newreno", "karak"]   # default: every available controller
+//! [controllers.karak]             # knob settings (see `harness controllers`)
+//! one_dup_ack_factor = 0.2
+//!
+//! [[axis]]                        # a grid: the cartesian product of all axes
+//! key = "link.path"               # dotted key; table values merge into the table there
+//! name = "speed (m/s)"
+//! values = [{ min_speed = 5.0, max_speed = 5.0 }, { min_speed = 10.0, max_speed = 10.0 }]
+//! labels = ["5", "10"]
+//! ```
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use netsim::{Clock, DirectionConfig, LinkConfig, PathModelConfig};
+use serde::{Deserialize, Serialize};
+use toml::{Table, Value};
+
+use crate::controllers::{self, ControllerSpec};
+use crate::error::{HarnessError, Result};
+use crate::tomldoc::{self, split_path};
+
+/// Default transfer duration when a file gives neither `duration` nor `bytes`.
+pub const DEFAULT_DURATION: Duration = Duration::from_secs(60);
+/// Default run timeout in bytes mode.
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3600);
+/// Most concurrent flows per run.
+pub const MAX_FLOWS: u32 = 64;
+/// Most seeds per grid.
+pub const MAX_SEEDS: u64 = 10_000;
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ScenarioFile {
+    name: Option<String>,
+    description: Option<String>,
+    paper: Option<String>,
+    seeds: Option<Seeds>,
+    flows: Option<u32>,
+    #[serde(default, with = "crate::units::opt_duration")]
+    flow_stagger: Option<Duration>,
+    clock: Option<Clock>,
+    #[serde(default)]
+    transfer: TransferSection,
+    #[serde(default)]
+    transport: TransportSection,
+    #[serde(default)]
+    link: LinkSection,
+    #[serde(default)]
+    controllers: ControllersSection,
+    #[serde(default)]
+    axis: Vec<Axis>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(untagged)]
+enum Seeds {
+    Count(i64),
+    List(Vec<i64>),
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TransferSection {
+    #[serde(default, with = "crate::units::opt_duration")]
+    duration: Option<Duration>,
+    bytes: Option<i64>,
+    #[serde(default, with = "crate::units::opt_duration")]
+    timeout: Option<Duration>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TransportSection {
+    #[serde(
+        default,
+        deserialize_with = "crate::units::duration_or_off::deserialize"
+    )]
+    idle_timeout: Option<Option<Duration>>,
+    packet_threshold: Option<u32>,
+    time_threshold: Option<f32>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LinkSection {
+    #[expect(
+        dead_code,
+        reason = "parsed for its errors (line and field); folded into the directions before use"
+    )]
+    both: Option<DirectionConfig>,
+    a_to_b: Option<DirectionConfig>,
+    b_to_a: Option<DirectionConfig>,
+    path: Option<PathModelConfig>,
+}
+
+#[derive(Debug, Default, Deserialize)]
+struct ControllersSection {
+    select: Option<Vec<String>>,
+    #[serde(flatten)]
+    settings: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Axis {
+    key: String,
+    name: Option<String>,
+    values: Vec<Value>,
+    labels: Option<Vec<String>>,
+}
+
+/// How each flow's transfer is sized.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Transfer {
+    /// Each flow sends for this long (link time); goodput counts what arrived in order by then.
+    Duration(#[serde(with = "crate::units::duration")] Duration),
+    /// Each flow sends `bytes`; the run ends when all have arrived, or fails after `timeout`.
+    Bytes {
+        /// Bytes per flow.
+        bytes: u64,
+        /// Link time after which an unfinished run fails.
+        #[serde(with = "crate::units::duration")]
+        timeout: Duration,
+    },
+}
+
+/// quinn transport settings the harness controls.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TransportSettings {
+    /// quinn's `max_idle_timeout` (`None` = off, the default: a MANET outage must not kill the
+    /// connection; the run's own deadline bounds it).
+    #[serde(serialize_with = "crate::units::duration_or_off::serialize")]
+    pub idle_timeout: Option<Duration>,
+    /// quinn's packet threshold, also given to the ports' loss classifier (default 3).
+    pub packet_threshold: u32,
+    /// quinn's time threshold, also given to the ports' loss classifier (default 9/8).
+    pub time_threshold: f32,
+}
+
+/// One fully resolved scenario: a point of a grid.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Scenario {
+    /// The point's label: `axis=value` pairs, or the grid's name for a single scenario.
+    pub point: String,
+    /// Axis name -> value label, for table columns.
+    pub params: BTreeMap<String, String>,
+    /// The emulated link.
+    pub link: LinkConfig,
+    /// Transfer size.
+    pub transfer: Transfer,
+    /// Concurrent flows sharing the link.
+    pub flows: u32,
+    /// Flow `i` starts `i x flow_stagger` after the first.
+    #[serde(with = "crate::units::duration")]
+    pub flow_stagger: Duration,
+    /// quinn transport settings.
+    pub transport: TransportSettings,
+    /// Virtual or real time.
+    pub clock: Clock,
+}
+
+/// A grid: scenarios x controllers x seeds.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Grid {
+    /// Grid (or scenario) name.
+    pub name: String,
+    /// What it is.
+    pub description: String,
+    /// The paper table it follows, if any.
+    pub paper: Option<String>,
+    /// Axis names, in order (table columns).
+    pub axes: Vec<String>,
+    /// The scenario points, in grid order.
+    pub points: Vec<Scenario>,
+    /// Controllers, in order.
+    pub controllers: Vec<ControllerSpec>,
+    /// Seeds, in order.
+    pub seeds: Vec<u64>,
+}
+
+/// A scenario text and where it came from (a file path, or `preset NAME`).
+#[derive(Clone, Debug)]
+pub struct Source {
+    /// Name used in error messages.
+    pub name: String,
+    /// Default grid name (file stem or preset name).
+    pub default_name: String,
+    /// The TOML text.
+    pub text: String,
+}
+
+impl Source {
+    /// Reads a scenario file; an unreadable file is bad input.
+    pub fn read(path: &std::path::Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|e| {
+            HarnessError::bad_input(format!(
+                "cannot read scenario file `{}`: {e}",
+                path.display()
+            ))
+        })?;
+        Ok(Self {
+            name: path.display().to_string(),
+            default_name: path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_else(|| "scenario".to_owned()),
+            text,
+        })
+    }
+}
+
+/// A change to the document from the command line: set `key` to `value`; `flag` names the
+/// option in messages.
+#[derive(Clone, Debug)]
+pub struct Override {
+    /// Dotted key in the scenario document.
+    pub key: String,
+    /// The value; `None` removes the key.
+    pub value: Option<Value>,
+    /// The command-line option it came from (`--rate`).
+    pub flag: String,
+}
+
+fn line_col(text: &str, offset: usize) -> (usize, usize) {
+    let before = text.get(..offset.min(text.len())).unwrap_or("");
+    let line = before.matches('\n').count() + 1;
+    let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+    (line, col)
+}
+
+fn parse_error(source: &Source, error: &toml::de::Error) -> HarnessError {
+    let message = error.message().trim();
+    match error.span() {
+        Some(span) => {
+            let (line, col) = line_col(&source.text, span.start);
+            let field = tomldoc::key_at(&source.text, span.start)
+                .map(|k| format!("field `{k}`: "))
+                .unwrap_or_default();
+            HarnessError::bad_input(format!(
+                "{}: line {line}, column {col}: {field}{message}",
+                source.name
+            ))
+        }
+        None => HarnessError::bad_input(format!("{}: {message}", source.name)),
+    }
+}
+
+/// Loads `source` with `overrides` applied and expands it into a grid.
+pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
+    let file: ScenarioFile = toml::from_str(&source.text).map_err(|e| parse_error(source, &e))?;
+    let mut doc: Table = source
+        .text
+        .parse()
+        .map_err(|e: toml::de::Error| parse_error(source, &e))?;
+    for o in overrides {
+        match &o.value {
+            Some(value) => tomldoc::set_path(&mut doc, &o.key, value.clone()).map_err(|e| {
+                HarnessError::bad_input(format!("{}: cannot set `{}`: {e}", o.flag, o.key))
+            })?,
+            None => tomldoc::remove_path(&mut doc, &o.key),
+        }
+    }
+    let file = if overrides.is_empty() {
+        file
+    } else {
+        Value::Table(doc.clone())
+            .try_into::<ScenarioFile>()
+            .map_err(|e| {
+                let flags: Vec<&str> = overrides.iter().map(|o| o.flag.as_str()).collect();
+                HarnessError::bad_input(format!(
+                    "command-line options ({}) applied to {}: {}",
+                    flags.join(", "),
+                    source.name,
+                    e.message().trim()
+                ))
+            })?
+    };
+    doc.remove("axis");
+    let ctx = Context {
+        source,
+        doc: &doc,
+        overrides,
+    };
+    let axes = ctx.axes(&file.axis)?;
+    let mut points = Vec::new();
+    for combination in cartesian(&axes) {
+        points.push(ctx.point(&doc, &axes, &combination)?);
+    }
+    let name = file
+        .name
+        .clone()
+        .unwrap_or_else(|| source.default_name.clone());
+    Ok(Grid {
+        description: file.description.clone().unwrap_or_default(),
+        paper: file.paper.clone(),
+        axes: axes.iter().map(|a| a.name.clone()).collect(),
+        points: points
+            .into_iter()
+            .map(|mut p| {
+                if p.point.is_empty() {
+                    p.point = name.clone();
+                }
+                p
+            })
+            .collect(),
+        controllers: ctx.controllers(&file.controllers)?,
+        seeds: ctx.seeds(file.seeds.as_ref())?,
+        name,
+    })
+}
+
+struct ResolvedAxis {
+    index: usize,
+    key: String,
+    name: String,
+    values: Vec<(Value, String)>,
+}
+
+fn cartesian(axes: &[ResolvedAxis]) -> Vec<Vec<usize>> {
+    let mut combos = vec![Vec::new()];
+    for axis in axes {
+        combos = combos
+            .into_iter()
+            .flat_map(|c| {
+                (0..axis.values.len()).map(move |i| {
+                    let mut next = c.clone();
+                    next.push(i);
+                    next
+                })
+            })
+            .collect();
+    }
+    combos
+}
+
+fn value_label(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        Value::Table(t) => t
+            .iter()
+            .map(|(k, v)| format!("{k}={}", value_label(v)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}
+
+struct Context<'a> {
+    source: &'a Source,
+    doc: &'a Table,
+    overrides: &'a [Override],
+}
+
+impl Context<'_> {
+    /// A bad-input error about `field`, with the line it is written on if it is in the file.
+    fn field_error(&self, field: &str, message: impl std::fmt::Display) -> HarnessError {
+        let from_flag = self.overrides.iter().rev().find(|o| {
+            let key = o.key.as_str();
+            field == key
+                || field.starts_with(&format!("{key}."))
+                || field.starts_with(&format!("{key}["))
+                || key.starts_with(&format!("{field}."))
+        });
+        if let Some(o) = from_flag {
+            return HarnessError::bad_input(format!("{}: {message}", o.flag));
+        }
+        let mut candidates = vec![field.to_owned()];
+        for dir in ["a_to_b", "b_to_a"] {
+            let prefix = format!("link.{dir}.");
+            if let Some(rest) = field.strip_prefix(&prefix) {
+                candidates.push(format!("link.both.{rest}"));
+            }
+        }
+        let line = candidates
+            .iter()
+            .find_map(|c| tomldoc::line_of(&self.source.text, &split_path(c)));
+        match line {
+            Some(line) => {
+                HarnessError::bad_input(format!("{}: line {line}: {message}", self.source.name))
+            }
+            None => HarnessError::bad_input(format!("{}: {message}", self.source.name)),
+        }
+    }
+
+    fn axes(&self, axes: &[Axis]) -> Result<Vec<ResolvedAxis>> {
+        let mut resolved = Vec::new();
+        for (index, axis) in axes.iter().enumerate() {
+            let field = format!("axis[{index}]");
+            if axis.values.is_empty() {
+                return Err(self.field_error(
+                    &format!("{field}.values"),
+                    format!("{field}.values must not be empty"),
+                ));
+            }
+            if let Some(labels) = &axis.labels {
+                if labels.len() != axis.values.len() {
+                    return Err(self.field_error(
+                        &format!("{field}.labels"),
+                        format!(
+                            "{field}.labels has {} entries but values has {}",
+                            labels.len(),
+                            axis.values.len()
+                        ),
+                    ));
+                }
+            }
+            let values = axis
+                .values
+                .iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let label = axis
+                        .labels
+                        .as_ref()
+                        .map_or_else(|| value_label(v), |l| l[i].clone());
+                    (v.clone(), label)
+                })
+                .collect();
+            resolved.push(ResolvedAxis {
+                index,
+                key: axis.key.clone(),
+                name: axis.name.clone().unwrap_or_else(|| axis.key.clone()),
+                values,
+            });
+        }
+        Ok(resolved)
+    }
+
+    fn point(
+        &self,
+        base: &Table,
+        axes: &[ResolvedAxis],
+        combination: &[usize],
+    ) -> Result<Scenario> {
+        let mut doc = base.clone();
+        let mut params = BTreeMap::new();
+        let mut labels = Vec::new();
+        for (axis, &i) in axes.iter().zip(combination) {
+            let (value, label) = &axis.values[i];
+            tomldoc::set_path(&mut doc, &axis.key, value.clone()).map_err(|e| {
+                self.field_error(
+                    &format!("axis[{}].key", axis.index),
+                    format!("axis `{}`: cannot set `{}`: {e}", axis.name, axis.key),
+                )
+            })?;
+            params.insert(axis.name.clone(), label.clone());
+            labels.push(format!("{}={label}", axis.name));
+        }
+        let at = || {
+            let parts: Vec<String> = axes
+                .iter()
+                .zip(combination)
+                .map(|(a, &i)| format!("axis `{}` = {}", a.name, a.values[i].1))
+                .collect();
+            if parts.is_empty() {
+                String::new()
+            } else {
+                format!(" (at {})", parts.join(", "))
+            }
+        };
+        normalize_link(&mut doc);
+        let file: ScenarioFile = Value::Table(doc).try_into().map_err(|e: toml::de::Error| {
+            self.field_error("axis", format!("{}{}", e.message().trim(), at()))
+        })?;
+        let link = LinkConfig {
+            a_to_b: file.link.a_to_b.unwrap_or_default(),
+            b_to_a: file.link.b_to_a.unwrap_or_default(),
+            path: file.link.path.unwrap_or_default(),
+        };
+        let netsim_error = |e: netsim::ConfigError| {
+            let field = match &e {
+                netsim::ConfigError::OutOfRange { field, .. }
+                | netsim::ConfigError::Invalid { field, .. } => field.clone(),
+                netsim::ConfigError::Parse { .. } => "link".to_owned(),
+            };
+            self.field_error(&field, format!("{e}{}", at()))
+        };
+        link.a_to_b.validate("link.a_to_b").map_err(netsim_error)?;
+        link.b_to_a.validate("link.b_to_a").map_err(netsim_error)?;
+        link.path.validate("link.path").map_err(netsim_error)?;
+
+        if file.transfer.timeout.is_some() && file.transfer.bytes.is_none() {
+            return Err(self.field_error(
+                "transfer.timeout",
+                "transfer.timeout applies only to `bytes` transfers (a duration transfer ends at its duration)",
+            ));
+        }
+        let transfer = match (file.transfer.duration, file.transfer.bytes) {
+            (Some(_), Some(_)) => {
+                return Err(self.field_error(
+                    "transfer.bytes",
+                    "transfer: give either `duration` or `bytes`, not both",
+                ));
+            }
+            (duration, None) => {
+                let d = duration.unwrap_or(DEFAULT_DURATION);
+                if d.is_zero() || d > Duration::from_secs(86_400) {
+                    return Err(self.field_error(
+                        "transfer.duration",
+                        format!(
+                            "transfer.duration = {} is out of range: it must be in (0, 24h]{}",
+                            netsim::units::format_duration(d),
+                            at()
+                        ),
+                    ));
+                }
+                Transfer::Duration(d)
+            }
+            (None, Some(bytes)) => {
+                if !(1..=1_000_000_000_000).contains(&bytes) {
+                    return Err(self.field_error(
+                        "transfer.bytes",
+                        format!(
+                            "transfer.bytes = {bytes} is out of range: it must be in [1, 1e12]{}",
+                            at()
+                        ),
+                    ));
+                }
+                let timeout = file.transfer.timeout.unwrap_or(DEFAULT_TIMEOUT);
+                if timeout.is_zero() || timeout > Duration::from_secs(7 * 86_400) {
+                    return Err(self.field_error(
+                        "transfer.timeout",
+                        "transfer.timeout is out of range: it must be in (0, 7 days]",
+                    ));
+                }
+                Transfer::Bytes {
+                    bytes: bytes as u64,
+                    timeout,
+                }
+            }
+        };
+        let flows = file.flows.unwrap_or(1);
+        if !(1..=MAX_FLOWS).contains(&flows) {
+            return Err(self.field_error(
+                "flows",
+                format!("flows = {flows} is out of range: it must be in [1, {MAX_FLOWS}]"),
+            ));
+        }
+        let flow_stagger = file.flow_stagger.unwrap_or(Duration::ZERO);
+        if let Transfer::Duration(d) = transfer {
+            if flow_stagger.saturating_mul(flows - 1) >= d {
+                return Err(self.field_error(
+                    "flow_stagger",
+                    format!(
+                        "flow_stagger x (flows - 1) must be shorter than transfer.duration ({})",
+                        netsim::units::format_duration(d)
+                    ),
+                ));
+            }
+        }
+        let mut signal = cc_core::SignalConfig::default();
+        let packet_threshold = file.transport.packet_threshold.unwrap_or(3);
+        signal.packet_threshold(packet_threshold).map_err(|e| {
+            self.field_error("transport.packet_threshold", format!("transport.{e}"))
+        })?;
+        let time_threshold = file.transport.time_threshold.unwrap_or(9.0 / 8.0);
+        signal
+            .time_threshold(time_threshold)
+            .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
+        Ok(Scenario {
+            point: labels.join(" "),
+            params,
+            link,
+            transfer,
+            flows,
+            flow_stagger,
+            transport: TransportSettings {
+                idle_timeout: file.transport.idle_timeout.unwrap_or(None),
+                packet_threshold,
+                time_threshold,
+            },
+            clock: file.clock.unwrap_or_default(),
+        })
+    }
+
+    fn controllers(&self, section: &ControllersSection) -> Result<Vec<ControllerSpec>> {
+        for name in section.settings.keys() {
+            controllers::lookup(name)
+                .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
+        }
+        let names: Vec<String> = match &section.select {
+            Some(list) if list.is_empty() => {
+                return Err(
+                    self.field_error("controllers.select", "controllers.select must not be empty")
+                );
+            }
+            Some(list) => list.clone(),
+            None => controllers::names()
+                .into_iter()
+                .map(str::to_owned)
+                .collect(),
+        };
+        let mut specs: Vec<ControllerSpec> = Vec::new();
+        for name in names {
+            if specs.iter().any(|s| s.name == name) {
+                return Err(self.field_error(
+                    "controllers.select",
+                    format!("controller `{name}` is listed twice"),
+                ));
+            }
+            let spec = ControllerSpec {
+                settings: section.settings.get(&name).cloned().unwrap_or_default(),
+                name,
+            };
+            controllers::validate(&spec).map_err(|e| {
+                let field = spec
+                    .settings
+                    .keys()
+                    .map(|k| format!("controllers.{}.{k}", spec.name))
+                    .find(|f| e.contains(f.trim_start_matches("controllers.")))
+                    .unwrap_or_else(|| "controllers.select".to_owned());
+                self.field_error(&field, e)
+            })?;
+            specs.push(spec);
+        }
+        // Settings for controllers that are not selected are still checked.
+        for (name, settings) in &section.settings {
+            let spec = ControllerSpec {
+                name: name.clone(),
+                settings: settings.clone(),
+            };
+            controllers::validate(&spec)
+                .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
+        }
+        Ok(specs)
+    }
+
+    fn seeds(&self, seeds: Option<&Seeds>) -> Result<Vec<u64>> {
+        let seeds = match seeds {
+            None => vec![1, 2, 3],
+            Some(Seeds::Count(n)) => {
+                if !(1..=MAX_SEEDS as i64).contains(n) {
+                    return Err(self.field_error(
+                        "seeds",
+                        format!("seeds = {n} is out of range: a count must be in [1, {MAX_SEEDS}] (or give a list)"),
+                    ));
+                }
+                (1..=*n as u64).collect()
+            }
+            Some(Seeds::List(list)) => {
+                if list.is_empty() {
+                    return Err(self.field_error("seeds", "seeds must not be an empty list"));
+                }
+                let mut out: Vec<u64> = Vec::new();
+                for &s in list {
+                    let Ok(seed) = u64::try_from(s) else {
+                        return Err(self.field_error(
+                            "seeds",
+                            format!("seed {s} is negative: seeds are in [0, 2^63)"),
+                        ));
+                    };
+                    if out.contains(&seed) {
+                        return Err(
+                            self.field_error("seeds", format!("seed {seed} is listed twice"))
+                        );
+                    }
+                    out.push(seed);
+                }
+                out
+            }
+        };
+        let _ = self.doc;
+        Ok(seeds)
+    }
+}
+
+fn transport_error(e: &cc_core::ConfigError) -> String {
+    format!(
+        "transport.{} = {} is out of range: it must be in {}",
+        e.field, e.value, e.allowed
+    )
+}
+
+/// Folds `[link.both]` into `[link.a_to_b]` and `[link.b_to_a]` (direction tables override
+/// `both` field by field).
+fn normalize_link(doc: &mut Table) {
+    let Some(Value::Table(link)) = doc.get_mut("link") else {
+        return;
+    };
+    let Some(Value::Table(both)) = link.remove("both") else {
+        return;
+    };
+    for dir in ["a_to_b", "b_to_a"] {
+        let mut merged = both.clone();
+        if let Some(Value::Table(own)) = link.get(dir) {
+            tomldoc::deep_merge(&mut merged, own);
+        }
+        link.insert(dir.to_owned(), Value::Table(merged));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn source(text: &str) -> Source {
+        Source {
+            name: "test.toml".into(),
+            default_name: "test".into(),
+            text: text.into(),
+        }
+    }
+
+    #[test]
+    fn both_is_overridden_field_by_field() {
+        let grid = load(
+            &source("[link.both]\nrate = \"5Mbps\"\ndelay = \"10ms\"\n[link.b_to_a]\ndelay = \"20ms\"\n"),
+            &[],
+        )
+        .unwrap();
+        let link = &grid.points[0].link;
+        assert_eq!(link.a_to_b.rate, netsim::Rate::from_mbps(5));
+        assert_eq!(link.b_to_a.rate, netsim::Rate::from_mbps(5));
+        assert_eq!(link.a_to_b.delay, Duration::from_millis(10));
+        assert_eq!(link.b_to_a.delay, Duration::from_millis(20));
+        assert_eq!(grid.seeds, vec![1, 2, 3]);
+        assert_eq!(grid.controllers.len(), controllers::names().len());
+    }
+
+    #[test]
+    fn axes_expand_to_the_cartesian_product_in_order() {
+        let text = "[link.path]\nmodel = \"mobility\"\n[[axis]]\nkey = \"link.path\"\nname = \"speed\"\nvalues = [{ min_speed = 5.0, max_speed = 5.0 }, { min_speed = 10.0, max_speed = 10.0 }]\nlabels = [\"5\", \"10\"]\n[[axis]]\nkey = \"flows\"\nvalues = [1, 2]\n";
+        let grid = load(&source(text), &[]).unwrap();
+        let labels: Vec<&str> = grid.points.iter().map(|p| p.point.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "speed=5 flows=1",
+                "speed=5 flows=2",
+                "speed=10 flows=1",
+                "speed=10 flows=2"
+            ]
+        );
+        match &grid.points[2].link.path {
+            PathModelConfig::Mobility(m) => {
+                assert_eq!((m.min_speed, m.max_speed, m.nodes), (10.0, 10.0, 50))
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn errors_name_line_and_field() {
+        let err = load(
+            &source("flows = 2\n[link.both]\nrate = 7\nmtu = \"big\"\n"),
+            &[],
+        )
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("line 4") && msg.contains("link.both.mtu"),
+            "{msg}"
+        );
+        let err = load(
+            &source("\n[link.both]\nerrors = [{ model = \"ber\", ber = 1.5 }]\n"),
+            &[],
+        )
+        .unwrap_err();
+        let msg = err.to_string();
+        assert!(
+            msg.contains("line 3") && msg.contains("errors[0].ber") && msg.contains("[0, 1)"),
+            "{msg}"
+        );
+    }
+}

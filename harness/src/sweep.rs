@@ -1,0 +1,376 @@
+//! Running many runs: the parallel executor (used by `run` and `sweep`), grid expansion,
+//! deterministic shards, and the resumable JSON-lines result files of `sweep`.
+//!
+//! # Result files
+//!
+//! `sweep --out DIR --shard i/N` appends to `DIR/shard-<i>-of-<N>.jsonl`. The first line is a
+//! header (`kind = "header"`: harness version, grid id, shard, the report meta and the ids of
+//! every run of the whole grid, so `merge` can tell what is missing); each further line is one
+//! finished run (`kind = "run"`), written with a single `write` as soon as the run ends. A
+//! restarted sweep reads the file, drops a torn last line (a kill in the middle of a write),
+//! and skips every run already there, so nothing is redone or duplicated.
+//!
+//! # Shards
+//!
+//! Run `k` of the grid (grid order: point, then controller, then seed) belongs to shard
+//! `k mod N`: a fixed, balanced slice that does not depend on the machine or on timing.
+
+use std::collections::BTreeSet;
+use std::fs::{File, OpenOptions};
+use std::io::{IsTerminal, Read, Seek, SeekFrom, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::mpsc;
+use std::time::Instant;
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HarnessError, Result};
+use crate::metrics::RunResult;
+use crate::report::ReportMeta;
+use crate::run::{self, RunOptions, RunSpec, fnv1a};
+use crate::scenario::Grid;
+
+/// Version of the result-file format.
+pub const FORMAT: u32 = 1;
+
+/// Every run of `grid`, in grid order (point, controller, seed).
+pub fn expand(grid: &Grid) -> Vec<RunSpec> {
+    let mut specs = Vec::new();
+    for point in &grid.points {
+        for controller in &grid.controllers {
+            for &seed in &grid.seeds {
+                specs.push(RunSpec {
+                    index: specs.len(),
+                    grid: grid.name.clone(),
+                    scenario: point.clone(),
+                    controller: controller.clone(),
+                    seed,
+                });
+            }
+        }
+    }
+    specs
+}
+
+/// A slice `index` of `count` (`--shard 2/8`, 0-based).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Shard {
+    /// This shard, in `[0, count)`.
+    pub index: usize,
+    /// Number of shards.
+    pub count: usize,
+}
+
+impl Shard {
+    /// The whole grid.
+    pub const ALL: Self = Self { index: 0, count: 1 };
+
+    /// Whether run `k` (grid order) belongs to this shard.
+    pub fn contains(&self, k: usize) -> bool {
+        k % self.count == self.index
+    }
+}
+
+impl std::str::FromStr for Shard {
+    type Err = String;
+
+    fn from_str(text: &str) -> std::result::Result<Self, String> {
+        let err = || format!("`{text}` is not a shard: expected i/N with 0 <= i < N, e.g. 0/4");
+        let (i, n) = text.split_once('/').ok_or_else(err)?;
+        let index: usize = i.trim().parse().map_err(|_| err())?;
+        let count: usize = n.trim().parse().map_err(|_| err())?;
+        if count == 0 || index >= count {
+            return Err(err());
+        }
+        Ok(Self { index, count })
+    }
+}
+
+impl std::fmt::Display for Shard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}/{}", self.index, self.count)
+    }
+}
+
+/// The first line of a result file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Header {
+    /// Always `"header"`.
+    pub kind: String,
+    /// Result-file format version.
+    pub format: u32,
+    /// Harness version that wrote the file.
+    pub harness_version: String,
+    /// Hash of every run id of the grid, in order.
+    pub grid_id: String,
+    /// The shard this file holds.
+    pub shard: Shard,
+    /// The grid's names and orders, for reports.
+    pub meta: ReportMeta,
+    /// Every run id of the whole grid, in grid order.
+    pub run_ids: Vec<String>,
+}
+
+impl Header {
+    /// The header for `shard` of `grid`.
+    pub fn new(grid: &Grid, specs: &[RunSpec], shard: Shard) -> Self {
+        let run_ids: Vec<String> = specs.iter().map(RunSpec::run_id).collect();
+        Self {
+            kind: "header".to_owned(),
+            format: FORMAT,
+            harness_version: crate::VERSION.to_owned(),
+            grid_id: format!("{:016x}", fnv1a(run_ids.join(",").as_bytes())),
+            shard,
+            meta: ReportMeta::of(grid),
+            run_ids,
+        }
+    }
+}
+
+/// One result line.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+pub struct RunLine {
+    /// Always `"run"`.
+    pub kind: String,
+    /// The result.
+    pub result: RunResult,
+}
+
+/// A parsed result file.
+#[derive(Debug)]
+pub struct ResultFile {
+    /// The header.
+    pub header: Header,
+    /// The runs, in file order.
+    pub runs: Vec<RunResult>,
+    /// Byte length of the complete lines (a torn last line starts here).
+    pub complete_len: u64,
+    /// True when the file ended with a torn (incomplete) line.
+    pub torn: bool,
+}
+
+/// Reads a result file. Malformed content other than a torn last line is bad input.
+pub fn read_results(path: &Path) -> Result<ResultFile> {
+    let mut text = String::new();
+    File::open(path)
+        .and_then(|mut f| f.read_to_string(&mut text))
+        .map_err(|e| HarnessError::bad_input(format!("cannot read `{}`: {e}", path.display())))?;
+    let complete = text.rfind('\n').map_or(0, |i| i + 1);
+    let torn = complete < text.len();
+    let mut lines = text[..complete].lines().enumerate();
+    let bad = |line: usize, e: &dyn std::fmt::Display| {
+        HarnessError::bad_input(format!(
+            "`{}` line {}: not a harness result line: {e}",
+            path.display(),
+            line + 1
+        ))
+    };
+    let header: Header = match lines.next() {
+        Some((i, line)) => serde_json::from_str(line).map_err(|e| bad(i, &e))?,
+        None => {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` is empty: not a harness result file",
+                path.display()
+            )));
+        }
+    };
+    if header.kind != "header" || header.format != FORMAT {
+        return Err(bad(0, &"expected a format-1 header line"));
+    }
+    let mut runs = Vec::new();
+    for (i, line) in lines {
+        let run: RunLine = serde_json::from_str(line).map_err(|e| bad(i, &e))?;
+        runs.push(run.result);
+    }
+    Ok(ResultFile {
+        header,
+        runs,
+        complete_len: complete as u64,
+        torn,
+    })
+}
+
+/// The result file of `shard` in `dir`.
+pub fn shard_path(dir: &Path, shard: Shard) -> PathBuf {
+    dir.join(format!("shard-{}-of-{}.jsonl", shard.index, shard.count))
+}
+
+/// Opens (creating or resuming) the result file for `header` in `dir`; returns the file, ready
+/// to append, and the results already in it.
+pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>)> {
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
+    let path = shard_path(dir, header.shard);
+    if path.exists() {
+        let existing = read_results(&path)?;
+        if existing.header.harness_version != header.harness_version {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` was written by harness {} and this is harness {}: use another --out directory",
+                path.display(),
+                existing.header.harness_version,
+                header.harness_version
+            )));
+        }
+        if existing.header.grid_id != header.grid_id {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",
+                path.display(),
+                existing.header.meta.name,
+                existing.header.grid_id,
+                header.meta.name,
+                header.grid_id
+            )));
+        }
+        let mut file = OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| HarnessError::output(&path, e))?;
+        if existing.torn {
+            tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
+            file.set_len(existing.complete_len)
+                .map_err(|e| HarnessError::output(&path, e))?;
+        }
+        file.seek(SeekFrom::End(0))
+            .map_err(|e| HarnessError::output(&path, e))?;
+        return Ok((file, existing.runs));
+    }
+    let mut file = OpenOptions::new()
+        .create_new(true)
+        .append(true)
+        .open(&path)
+        .map_err(|e| HarnessError::output(&path, e))?;
+    let mut line = serde_json::to_string(header).map_err(|e| HarnessError::output(&path, e))?;
+    line.push('\n');
+    file.write_all(line.as_bytes())
+        .map_err(|e| HarnessError::output(&path, e))?;
+    Ok((file, Vec::new()))
+}
+
+/// Appends one result line with a single write.
+pub fn append(file: &mut File, result: &RunResult) -> std::io::Result<()> {
+    let line = RunLine {
+        kind: "run".to_owned(),
+        result: result.clone(),
+    };
+    let mut text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
+    text.push('\n');
+    file.write_all(text.as_bytes())?;
+    file.flush()
+}
+
+/// Runs `specs` on `jobs` worker threads (each run on its own current-thread runtime), calling
+/// `on_result` on the calling thread as runs finish. Shows a progress bar with ETA on stderr
+/// when stderr is a terminal. Failed runs do not stop the others; they are returned. An error
+/// from `on_result` stops the workers and is returned at once.
+pub fn execute_all(
+    specs: &[RunSpec],
+    jobs: usize,
+    options: &RunOptions,
+    mut on_result: impl FnMut(RunResult) -> Result<()>,
+) -> Result<Vec<HarnessError>> {
+    let started = Instant::now();
+    let bar = if std::io::stderr().is_terminal() && !specs.is_empty() {
+        let bar = indicatif::ProgressBar::new(specs.len() as u64);
+        if let Ok(style) = indicatif::ProgressStyle::with_template(
+            "{elapsed_precise} [{bar:40}] {pos}/{len} runs, ETA {eta} {msg}",
+        ) {
+            bar.set_style(style.progress_chars("=> "));
+        }
+        bar
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    let next = AtomicUsize::new(0);
+    let stop = AtomicBool::new(false);
+    let (tx, rx) = mpsc::channel::<(usize, Result<RunResult>)>();
+    let mut failures = Vec::new();
+    let mut sink_error = None;
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1).min(specs.len().max(1)) {
+            let tx = tx.clone();
+            let (next, stop) = (&next, &stop);
+            scope.spawn(move || {
+                while !stop.load(Ordering::Relaxed) {
+                    let i = next.fetch_add(1, Ordering::Relaxed);
+                    let Some(spec) = specs.get(i) else {
+                        break;
+                    };
+                    let result = run::execute(spec, options);
+                    if tx.send((i, result)).is_err() {
+                        break;
+                    }
+                }
+            });
+        }
+        drop(tx);
+        for (i, result) in rx {
+            bar.inc(1);
+            match result {
+                Ok(result) => {
+                    bar.set_message(format!(
+                        "{} / {}",
+                        specs[i].scenario.point,
+                        specs[i].controller.label()
+                    ));
+                    if let Err(e) = on_result(result) {
+                        stop.store(true, Ordering::Relaxed);
+                        sink_error = Some(e);
+                        break;
+                    }
+                }
+                Err(e) => {
+                    bar.suspend(|| eprintln!("error: {e}"));
+                    failures.push(e);
+                }
+            }
+        }
+        stop.store(true, Ordering::Relaxed);
+    });
+    bar.finish_and_clear();
+    if let Some(e) = sink_error {
+        return Err(e);
+    }
+    eprintln!(
+        "{} runs in {:.1} s wall time on {} worker(s)",
+        specs.len(),
+        started.elapsed().as_secs_f64(),
+        jobs.max(1)
+    );
+    Ok(failures)
+}
+
+/// Runs the runs of `shard` that `dir` does not hold yet, appending each result as it finishes;
+/// returns every result of the shard (old and new) in grid order, and the failures.
+pub fn sweep(
+    grid: &Grid,
+    dir: &Path,
+    shard: Shard,
+    jobs: usize,
+    options: &RunOptions,
+) -> Result<(Header, Vec<RunResult>, Vec<HarnessError>)> {
+    let specs = expand(grid);
+    let header = Header::new(grid, &specs, shard);
+    let (mut file, mut results) = open_results(dir, &header)?;
+    let done: BTreeSet<String> = results.iter().map(|r| r.run_id.clone()).collect();
+    let todo: Vec<RunSpec> = specs
+        .iter()
+        .filter(|s| shard.contains(s.index) && !done.contains(&s.run_id()))
+        .cloned()
+        .collect();
+    eprintln!(
+        "shard {shard}: {} runs, {} already done, {} to run ({})",
+        specs.iter().filter(|s| shard.contains(s.index)).count(),
+        done.len(),
+        todo.len(),
+        shard_path(dir, shard).display()
+    );
+    let path = shard_path(dir, shard);
+    let failures = execute_all(&todo, jobs, options, |result| {
+        append(&mut file, &result).map_err(|e| HarnessError::output(&path, e))?;
+        results.push(result);
+        Ok(())
+    })?;
+    results.sort_by_key(|r| r.index);
+    Ok((header, results, failures))
+}

@@ -1,0 +1,208 @@
+//! Malformed input of every kind gets exit code 2 and a message naming what is wrong, never a
+//! panic, and no run is started.
+
+mod common;
+
+use common::{run_in, stderr};
+
+struct Case {
+    name: &'static str,
+    files: &'static [(&'static str, &'static str)],
+    args: &'static [&'static str],
+    expect: &'static [&'static str],
+}
+
+const CASES: &[Case] = &[
+    Case {
+        name: "wrong type, with line and field",
+        files: &[(
+            "s.toml",
+            "name = \"x\"\n[link.both]\nrate = \"2Mbps\"\nmtu = \"big\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["s.toml", "line 4", "link.both.mtu", "expected u32"],
+    },
+    Case {
+        name: "BER outside [0, 1), with line and field",
+        files: &[(
+            "s.toml",
+            "# comment\n\n[link.both]\nerrors = [{ model = \"ber\", ber = 1.5 }]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 4", "errors[0].ber = 1.5", "[0, 1)"],
+    },
+    Case {
+        name: "negative rate",
+        files: &[("s.toml", "[link.both]\nrate = \"-2Mbps\"\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "link.both.rate", "-2Mbps"],
+    },
+    Case {
+        name: "unknown key",
+        files: &[("s.toml", "[link]\nboth = { rate = \"2Mbps\" }\nfoo = 3\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 3", "unknown field `foo`", "a_to_b"],
+    },
+    Case {
+        name: "malformed TOML",
+        files: &[("s.toml", "[transfer\nduration = 3\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["s.toml", "line 1"],
+    },
+    Case {
+        name: "unreadable scenario file",
+        files: &[],
+        args: &["run", "--scenario", "missing.toml"],
+        expect: &["cannot read scenario file `missing.toml`"],
+    },
+    Case {
+        name: "flows out of range",
+        files: &[("s.toml", "seeds = 1\nflows = 0\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "flows = 0", "[1, 64]"],
+    },
+    Case {
+        name: "unknown controller in a file",
+        files: &[(
+            "s.toml",
+            "[controllers]\nselect = [\"newreno\", \"vegas\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "unknown controller `vegas`", "karak"],
+    },
+    Case {
+        name: "controller knob out of range in a file",
+        files: &[("s.toml", "[controllers.karak]\none_dup_ack_factor = 3.0\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "karak.one_dup_ack_factor = 3", "(0, 1]"],
+    },
+    Case {
+        name: "unknown controller on the command line",
+        files: &[],
+        args: &["run", "--controllers", "newreno,foo"],
+        expect: &["unknown controller `foo`"],
+    },
+    Case {
+        name: "knob out of range on the command line",
+        files: &[],
+        args: &["run", "--set", "sackfew.alpha=1.5"],
+        expect: &["sackfew.alpha = 1.5", "[0, 1]"],
+    },
+    Case {
+        name: "unknown knob",
+        files: &[],
+        args: &["run", "--set", "karak.nope=2"],
+        expect: &["no knob `nope`", "one_dup_ack_factor"],
+    },
+    Case {
+        name: "unknown preset",
+        files: &[],
+        args: &["run", "--preset", "nope"],
+        expect: &["unknown preset `nope`", "petra-table-4.2"],
+    },
+    Case {
+        name: "BER out of range on the command line",
+        files: &[],
+        args: &["run", "--ber", "1.5"],
+        expect: &["--ber", "ber = 1.5", "[0, 1)"],
+    },
+    Case {
+        name: "negative rate on the command line",
+        files: &[],
+        args: &["run", "--rate=-5Mbps"],
+        expect: &["--rate", "not a rate"],
+    },
+    Case {
+        name: "zero speed",
+        files: &[],
+        args: &["run", "--speed", "0"],
+        expect: &["--speed", "min_speed = 0", "> 0"],
+    },
+    Case {
+        name: "unwritable output file",
+        files: &[],
+        args: &["run", "--json", "no/such/dir/out.json"],
+        expect: &["cannot write `no/such/dir/out.json`"],
+    },
+    Case {
+        name: "unwritable sweep directory",
+        files: &[("blocker", "a file, not a directory")],
+        args: &["sweep", "--out", "blocker/results"],
+        expect: &["cannot write `blocker/results`"],
+    },
+    Case {
+        name: "malformed shard",
+        files: &[],
+        args: &["sweep", "--out", "r", "--shard", "4/4"],
+        expect: &["4/4", "0 <= i < N"],
+    },
+    Case {
+        name: "both duration and bytes in a file",
+        files: &[("s.toml", "[transfer]\nduration = \"10s\"\nbytes = 1000\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 3", "either `duration` or `bytes`"],
+    },
+    Case {
+        name: "axis labels do not match values",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"flows\"\nvalues = [1, 2]\nlabels = [\"one\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 4", "labels has 1 entries but values has 2"],
+    },
+    Case {
+        name: "merge of a file that is not a result file",
+        files: &[("r.jsonl", "{\"hello\": 1}\n")],
+        args: &["merge", "r.jsonl"],
+        expect: &["r.jsonl", "line 1"],
+    },
+];
+
+#[test]
+fn every_malformed_input_exits_2_with_a_message_naming_the_problem() {
+    assert!(CASES.len() >= 10);
+    for case in CASES {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in case.files {
+            std::fs::write(dir.path().join(name), text).unwrap();
+        }
+        let output = run_in(dir.path(), case.args);
+        let err = stderr(&output);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{}: exit code; stderr:\n{err}",
+            case.name
+        );
+        for needle in case.expect {
+            assert!(
+                err.contains(needle),
+                "{}: `{needle}` missing from stderr:\n{err}",
+                case.name
+            );
+        }
+        assert!(!err.contains("panicked"), "{}: panic:\n{err}", case.name);
+        assert!(
+            output.stdout.is_empty(),
+            "{}: no table on bad input",
+            case.name
+        );
+    }
+}
+
+#[test]
+fn help_explains_units_and_defaults() {
+    let output = common::harness().args(["run", "--help"]).output().unwrap();
+    let help = common::stdout(&output);
+    assert!(output.status.success());
+    for needle in [
+        "bits per second",
+        "default 60s",
+        "m/s",
+        "default: all",
+        "Virtual (default)",
+    ] {
+        assert!(help.contains(needle), "`{needle}` missing from run --help");
+    }
+}

@@ -1,0 +1,268 @@
+//! End-to-end runs through the binary: determinism, metrics, multiple flows, byte transfers,
+//! reports, plots and qlog.
+
+mod common;
+
+use common::{FAST, run_in, stderr, stdout};
+use serde_json::Value;
+
+fn json(path: &std::path::Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+}
+
+#[test]
+fn the_same_command_gives_byte_identical_json() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = |out: &'static str| {
+        let mut a = vec!["run", "--json", out];
+        a.extend_from_slice(FAST);
+        a
+    };
+    let first = run_in(dir.path(), &args("a.json"));
+    assert!(first.status.success(), "{}", stderr(&first));
+    // A different number of workers must not change anything.
+    let second = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--json",
+            "b.json",
+            "--duration",
+            "4s",
+            "--seeds",
+            "2",
+            "--jobs",
+            "1",
+        ],
+    );
+    assert!(second.status.success(), "{}", stderr(&second));
+    let a = std::fs::read(dir.path().join("a.json")).unwrap();
+    let b = std::fs::read(dir.path().join("b.json")).unwrap();
+    assert!(!a.is_empty());
+    assert!(a == b, "two runs of the same command differ");
+    // Every controller is in it, quinn's BBR included (its OS-seeded RNG does not reach the
+    // window: see the controllers module).
+    let report = json(&dir.path().join("a.json"));
+    assert_eq!(report["runs"].as_array().unwrap().len(), 8 * 2);
+    // And the table on stdout is the same too.
+    assert_eq!(stdout(&first), stdout(&second));
+    // A different seed gives a different result.
+    let third = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno",
+            "--duration",
+            "4s",
+            "--seed",
+            "99",
+            "--json",
+            "c.json",
+        ],
+    );
+    assert!(third.status.success());
+    let c = json(&dir.path().join("c.json"));
+    let a = json(&dir.path().join("a.json"));
+    assert_ne!(c["runs"][0]["goodput_bps"], a["runs"][0]["goodput_bps"]);
+}
+
+#[test]
+fn demo_metrics_are_complete_and_consistent() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = vec!["run", "--json", "r.json", "--csv", "r.csv"];
+    args.extend_from_slice(FAST);
+    let output = run_in(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    let table = stdout(&output);
+    for name in [
+        "newreno", "cubic", "bbr", "karak", "petra", "ub", "sackfew", "abra", "xNewReno", "util %",
+    ] {
+        assert!(
+            table.contains(name),
+            "`{name}` missing from the table:\n{table}"
+        );
+    }
+    let report = json(&dir.path().join("r.json"));
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8 * 2);
+    for run in runs {
+        let name = run["controller"].as_str().unwrap();
+        let port = !["newreno", "cubic", "bbr"].contains(&name);
+        let goodput = run["goodput_bps"].as_f64().unwrap();
+        let throughput = run["throughput_bps"].as_f64().unwrap();
+        let util = run["utilization"].as_f64().unwrap();
+        assert!(
+            goodput > 0.0 && goodput <= throughput,
+            "{name}: goodput {goodput} throughput {throughput}"
+        );
+        // Goodput can never beat the physical limit by more than the error models' luck.
+        assert!(util > 0.0 && util < 1.05, "{name}: utilization {util}");
+        assert_eq!(run["reproducible"].as_bool(), Some(true));
+        assert_eq!(
+            run["signals"].is_object(),
+            port,
+            "{name}: loss-signal classes only for ports"
+        );
+        let flow = &run["flows"][0];
+        assert!(flow["rtt_p50_ms"].as_f64().unwrap() <= flow["rtt_p95_ms"].as_f64().unwrap());
+        assert!(flow["packets_sent"].as_u64().unwrap() >= flow["packets_lost"].as_u64().unwrap());
+        assert_eq!(
+            flow["slow_start_s"].is_null(),
+            name == "bbr",
+            "{name}: BBR has no ssthresh"
+        );
+        assert_eq!(run["jain"].as_f64(), Some(1.0));
+    }
+    let summary = report["summary"].as_array().unwrap();
+    let newreno = summary
+        .iter()
+        .find(|r| r["controller"] == "newreno")
+        .unwrap();
+    assert_eq!(newreno["vs_newreno"].as_f64(), Some(1.0));
+    let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        1 + 16,
+        "a header and one row per run and flow"
+    );
+}
+
+#[test]
+fn several_flows_share_the_path_and_are_scored_for_fairness() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno,karak",
+            "--seeds",
+            "1",
+            "--duration",
+            "6s",
+            "--flows",
+            "3",
+            "--path",
+            "always-up",
+            "--per",
+            "0.001",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json(&dir.path().join("r.json"));
+    for run in report["runs"].as_array().unwrap() {
+        let flows = run["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 3);
+        let sum: u64 = flows
+            .iter()
+            .map(|f| f["bytes_delivered"].as_u64().unwrap())
+            .sum();
+        assert_eq!(run["bytes_delivered"].as_u64(), Some(sum));
+        assert!(
+            flows
+                .iter()
+                .all(|f| f["bytes_delivered"].as_u64().unwrap() > 0)
+        );
+        let jain = run["jain"].as_f64().unwrap();
+        assert!((1.0 / 3.0..=1.0).contains(&jain), "Jain index {jain}");
+    }
+}
+
+#[test]
+fn byte_transfers_deliver_every_byte_and_time_out_loudly() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "cubic,sackfew",
+            "--seeds",
+            "1",
+            "--bytes",
+            "300k",
+            "--flows",
+            "2",
+            "--path",
+            "always-up",
+            "--ber",
+            "1e-6",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json(&dir.path().join("r.json"));
+    for run in report["runs"].as_array().unwrap() {
+        for flow in run["flows"].as_array().unwrap() {
+            assert_eq!(flow["bytes_delivered"].as_u64(), Some(300_000));
+            assert!(flow["finished_s"].as_f64().unwrap() > 0.0);
+        }
+    }
+    // A path that is down for good: the transfer cannot finish, the run fails (exit 1).
+    std::fs::write(dir.path().join("down.trace"), "0 up\n0.5 down\n").unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno",
+            "--seeds",
+            "1",
+            "--bytes",
+            "10M",
+            "--timeout",
+            "20s",
+            "--trace-file",
+            "down.trace",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert!(stderr(&output).contains("did not complete within the timeout"));
+}
+
+#[test]
+fn plots_and_qlog_are_written() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno,karak",
+            "--seeds",
+            "1",
+            "--duration",
+            "3s",
+            "--flows",
+            "2",
+            "--plot",
+            "plots",
+            "--qlog",
+            "qlog",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let cwnd = std::fs::read_to_string(dir.path().join("plots/cwnd-demo.svg")).unwrap();
+    assert!(cwnd.starts_with("<svg") && cwnd.contains("karak") && cwnd.contains("<polyline"));
+    let goodput = std::fs::read_to_string(dir.path().join("plots/goodput-demo.svg")).unwrap();
+    assert!(goodput.contains("newreno") && goodput.contains("<rect"));
+    let mut qlogs: Vec<_> = std::fs::read_dir(dir.path().join("qlog"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    qlogs.sort();
+    // Two controllers x two flows, one file per connection.
+    assert_eq!(qlogs.len(), 4, "{qlogs:?}");
+    for path in qlogs {
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.starts_with('\u{1e}'), "JSON-SEQ record separator");
+        assert!(
+            text.contains("recovery:metrics_updated") && text.contains("congestion_window"),
+            "{path:?}"
+        );
+    }
+}
