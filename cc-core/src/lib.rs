@@ -17,6 +17,8 @@
 //!   each round's RTT) and [`VegasBacklog`] (Vegas' expected-minus-actual backlog in packets).
 //! - [`CongestionAlgorithm`], the interface each controller implements, and [`QuinnAdapter`],
 //!   which runs one as a `quinn_proto::congestion::Controller`.
+//! - [`Observed`]: wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
+//!   every callback, for recording and measurement without changing decisions.
 //! - The [`trace`] vocabulary, and (feature `testing`) a scenario driver and a property-test
 //!   harness generic over any controller.
 //!
@@ -29,6 +31,7 @@ mod bandwidth;
 mod classifier;
 mod config;
 pub mod ledger;
+mod observe;
 mod recovery;
 mod rtt_rounds;
 mod sample;
@@ -45,6 +48,7 @@ pub use algorithm::CongestionAlgorithm;
 pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
 pub use config::{ConfigError, SignalConfig, check_initial_window_packets, check_unit_factor};
+pub use observe::{Observed, Observer};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};

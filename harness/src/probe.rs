@@ -5,10 +5,10 @@
 //! reads the controller's `metrics()`. A controller without an ssthresh (quinn's BBR) has no
 //! slow-start time (`None`).
 
-use std::any::Any;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::{Duration, Instant};
 
+use cc_core::{Observed, Observer};
 use quinn::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
@@ -118,69 +118,65 @@ impl ControllerFactory for ProbeFactory {
             trace: self.trace.then(Vec::new),
             ..Recording::default()
         };
-        let mut probe = Probe {
-            inner: self.inner.clone().build(now, current_mtu),
+        let mut observer = RecordingObserver {
             recording: Arc::new(Mutex::new(recording)),
             epoch: self.epoch,
         };
-        probe.observe(now);
-        Box::new(probe)
+        let inner = self.inner.clone().build(now, current_mtu);
+        observer.observe(inner.as_ref(), now);
+        Box::new(Observed::new(inner, observer))
     }
 }
 
 /// The recording wrapper around one connection's controller.
-pub struct Probe {
-    inner: Box<dyn Controller>,
+pub type Probe = Observed<RecordingObserver>;
+
+/// Records RTT samples, slow-start time and the window trajectory of the controller it watches.
+#[derive(Clone)]
+pub struct RecordingObserver {
     recording: RecordingHandle,
     epoch: Instant,
 }
 
-impl Probe {
-    /// The recording (shared with every clone of this probe).
+impl RecordingObserver {
+    /// The recording (shared with every clone of this observer).
     pub fn recording(&self) -> RecordingHandle {
         self.recording.clone()
     }
 
-    /// A copy of the wrapped controller (for its loss-signal statistics).
-    pub fn inner(&self) -> Box<dyn Controller> {
-        self.inner.clone_box()
-    }
-
-    fn observe(&mut self, now: Instant) {
-        let metrics = self.inner.metrics();
+    fn observe(&mut self, controller: &dyn Controller, now: Instant) {
+        let metrics = controller.metrics();
         lock(&self.recording).observe(self.epoch, now, &metrics);
     }
 }
 
-impl Controller for Probe {
-    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
-        self.inner.on_sent(now, bytes, last_packet_number);
-        self.observe(now);
+impl Observer for RecordingObserver {
+    fn sent(&mut self, controller: &dyn Controller, now: Instant, _: u64, _: u64) {
+        self.observe(controller, now);
     }
 
-    fn on_ack(
+    fn ack(
         &mut self,
-        now: Instant,
+        _: &dyn Controller,
+        _: Instant,
         sent: Instant,
-        bytes: u64,
-        app_limited: bool,
-        rtt: &RttEstimator,
+        _: u64,
+        _: bool,
+        _: &RttEstimator,
     ) {
-        self.inner.on_ack(now, sent, bytes, app_limited, rtt);
         // quinn acknowledges newly acked packets in ascending packet-number order, so the last
         // one before `on_end_acks` is the largest.
         lock(&self.recording).pending_sent = Some(sent);
     }
 
-    fn on_end_acks(
+    fn end_acks(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
+        _: u64,
+        _: bool,
+        _: Option<u64>,
     ) {
-        self.inner
-            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
         {
             let mut recording = lock(&self.recording);
             if let Some(sent) = recording.pending_sent.take() {
@@ -190,46 +186,17 @@ impl Controller for Probe {
                     .push(u64::try_from(sample).unwrap_or(u64::MAX));
             }
         }
-        self.observe(now);
+        self.observe(controller, now);
     }
 
-    fn on_congestion_event(
+    fn congestion_event(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
-        sent: Instant,
-        is_persistent_congestion: bool,
-        lost_bytes: u64,
+        _: Instant,
+        _: bool,
+        _: u64,
     ) {
-        self.inner
-            .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
-        self.observe(now);
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        self.inner.on_mtu_update(new_mtu);
-    }
-
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        Box::new(Self {
-            inner: self.inner.clone_box(),
-            recording: self.recording.clone(),
-            epoch: self.epoch,
-        })
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
+        self.observe(controller, now);
     }
 }

@@ -351,8 +351,9 @@ fn flow_metrics_of(
     metrics.bytes_lost = stats.path.lost_bytes;
     metrics.congestion_events = stats.path.congestion_events;
     if let Ok(probe) = client.congestion_state().into_any().downcast::<Probe>() {
-        metrics.signals = (built.signal_stats)(probe.inner()).map(|s| SignalCounts::from_stats(&s));
-        let handle = probe.recording();
+        let handle = probe.observer().recording();
+        metrics.signals =
+            (built.signal_stats)(probe.into_inner()).map(|s| SignalCounts::from_stats(&s));
         let mut recording = handle
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner);

@@ -3,8 +3,9 @@
 //! window's range. End-to-end tests install it in a `quinn::TransportConfig` in place of the
 //! controller under test.
 
-use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
-use std::any::Any;
+use crate::{Observed, Observer};
+use quinn_proto::RttEstimator;
+use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
@@ -59,87 +60,45 @@ impl<F: ControllerFactory + Send + Sync + 'static> ControllerFactory for ProbeFa
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .built += 1;
-        Box::new(Probe {
-            inner: self.inner.clone().build(now, current_mtu),
-            log: self.log.clone(),
-        })
+        let inner = self.inner.clone().build(now, current_mtu);
+        Box::new(Observed::new(inner, Probe(self.log.clone())))
     }
 }
 
-struct Probe {
-    inner: Box<dyn Controller>,
-    log: Arc<Mutex<ProbeLog>>,
-}
+/// Records into the shared log after every callback.
+#[derive(Clone)]
+struct Probe(Arc<Mutex<ProbeLog>>);
 
 impl Probe {
-    fn record(&self, congestion: bool, ack: bool) {
-        let mut log = self.log.lock().unwrap_or_else(PoisonError::into_inner);
-        let w = self.inner.window();
+    fn record(&self, controller: &dyn Controller, congestion: bool, ack: bool) {
+        let mut log = self.0.lock().unwrap_or_else(PoisonError::into_inner);
+        let w = controller.window();
         log.min_window = Some(log.min_window.map_or(w, |m| m.min(w)));
         log.max_window = log.max_window.max(w);
-        log.ssthresh_always_reported &= self.inner.metrics().ssthresh.is_some();
+        log.ssthresh_always_reported &= controller.metrics().ssthresh.is_some();
         log.congestion_events += u64::from(congestion);
         log.acks += u64::from(ack);
     }
 }
 
-impl Controller for Probe {
-    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
-        self.inner.on_sent(now, bytes, last_packet_number);
-    }
-
-    fn on_ack(
+impl Observer for Probe {
+    fn ack(
         &mut self,
-        now: Instant,
-        sent: Instant,
-        bytes: u64,
-        app_limited: bool,
-        rtt: &quinn_proto::RttEstimator,
+        c: &dyn Controller,
+        _: Instant,
+        _: Instant,
+        _: u64,
+        _: bool,
+        _: &RttEstimator,
     ) {
-        self.inner.on_ack(now, sent, bytes, app_limited, rtt);
-        self.record(false, true);
+        self.record(c, false, true);
     }
 
-    fn on_end_acks(
-        &mut self,
-        now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest: Option<u64>,
-    ) {
-        self.inner.on_end_acks(now, in_flight, app_limited, largest);
-        self.record(false, false);
+    fn end_acks(&mut self, c: &dyn Controller, _: Instant, _: u64, _: bool, _: Option<u64>) {
+        self.record(c, false, false);
     }
 
-    fn on_congestion_event(&mut self, now: Instant, sent: Instant, persistent: bool, lost: u64) {
-        self.inner.on_congestion_event(now, sent, persistent, lost);
-        self.record(true, false);
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        self.inner.on_mtu_update(new_mtu);
-    }
-
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        Box::new(Probe {
-            inner: self.inner.clone_box(),
-            log: self.log.clone(),
-        })
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
+    fn congestion_event(&mut self, c: &dyn Controller, _: Instant, _: Instant, _: bool, _: u64) {
+        self.record(c, true, false);
     }
 }
