@@ -1,7 +1,8 @@
 //! The harness's error type and its exit codes.
 //!
 //! - exit 2: bad input (unknown controller or preset, a value out of range, an unreadable or
-//!   malformed scenario file, an output path that cannot be written, shards of another grid);
+//!   malformed scenario file, an output path that cannot be written, shards of another grid,
+//!   a shard that another process is running);
 //! - exit 1: a run failed (quinn error, transfer timeout, or a byte delivered corrupted or out
 //!   of order: integrity failures are always fatal), or a merge found missing or duplicated runs.
 

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::sweep::{Header, Shard, read_results};
+use crate::sweep::{Header, Shard, read_results_if_started};
 
 /// The merged results.
 #[derive(Debug)]
@@ -64,10 +64,16 @@ pub fn merge(files: &[PathBuf], partial: bool) -> Result<Merged> {
     let mut by_id: BTreeMap<String, Vec<RunResult>> = BTreeMap::new();
     let mut shards = Vec::new();
     for path in files {
-        let file = read_results(path)?;
+        let Some(file) = read_results_if_started(path)? else {
+            eprintln!(
+                "warning: `{}` has no complete header line (a shard killed as it started?): it holds no runs, skipping it",
+                path.display()
+            );
+            continue;
+        };
         if file.torn {
             eprintln!(
-                "warning: `{}` ends with a torn line (an interrupted shard?); it is ignored",
+                "warning: `{}` ends with a torn line (an interrupted shard?); that line is ignored",
                 path.display()
             );
         }
@@ -174,6 +180,19 @@ fn problems(
         header.meta.name,
         seen.join(", ")
     )];
+    let mut counts: Vec<usize> = shards.iter().map(|s| s.count).collect();
+    counts.dedup();
+    if counts.len() > 1 {
+        lines.push(format!(
+            "the files come from sweeps with different shard counts (N = {}): a re-submission \
+             must use the N of the first submission, or its runs are duplicated",
+            counts
+                .iter()
+                .map(ToString::to_string)
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
     if !missing.is_empty() {
         let count = shards.first().map_or(1, |s| s.count);
         let mut missing_shards: Vec<usize> = missing.iter().map(|(i, _)| i % count).collect();

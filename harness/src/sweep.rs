@@ -8,7 +8,10 @@
 //! every run of the whole grid, so `merge` can tell what is missing); each further line is one
 //! finished run (`kind = "run"`), written with a single `write` as soon as the run ends. A
 //! restarted sweep reads the file, drops a torn last line (a kill in the middle of a write),
-//! and skips every run already there, so nothing is redone or duplicated.
+//! and skips every run already there, so nothing is redone or duplicated. A file killed before
+//! its header line was complete is started afresh. While a sweep runs, it holds an exclusive
+//! `flock` on its file: a second process on the same shard (a batch job re-submitted while the
+//! first is still running) is refused with exit 2 instead of appending the same runs again.
 //!
 //! # Shards
 //!
@@ -150,8 +153,10 @@ pub struct ResultFile {
     pub torn: bool,
 }
 
-/// Reads a result file. Malformed content other than a torn last line is bad input.
-pub fn read_results(path: &Path) -> Result<ResultFile> {
+/// Reads a result file; `None` when it does not hold a complete header line yet (empty, or a
+/// shard killed while writing its first line). Other malformed content other than a torn last
+/// line is bad input.
+pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
     let mut text = String::new();
     File::open(path)
         .and_then(|mut f| f.read_to_string(&mut text))
@@ -168,12 +173,7 @@ pub fn read_results(path: &Path) -> Result<ResultFile> {
     };
     let header: Header = match lines.next() {
         Some((i, line)) => serde_json::from_str(line).map_err(|e| bad(i, &e))?,
-        None => {
-            return Err(HarnessError::bad_input(format!(
-                "`{}` is empty: not a harness result file",
-                path.display()
-            )));
-        }
+        None => return Ok(None),
     };
     if header.kind != "header" || header.format != FORMAT {
         return Err(bad(0, &"expected a format-1 header line"));
@@ -183,12 +183,12 @@ pub fn read_results(path: &Path) -> Result<ResultFile> {
         let run: RunLine = serde_json::from_str(line).map_err(|e| bad(i, &e))?;
         runs.push(run.result);
     }
-    Ok(ResultFile {
+    Ok(Some(ResultFile {
         header,
         runs,
         complete_len: complete as u64,
         torn,
-    })
+    }))
 }
 
 /// The result file of `shard` in `dir`.
@@ -197,54 +197,83 @@ pub fn shard_path(dir: &Path, shard: Shard) -> PathBuf {
 }
 
 /// Opens (creating or resuming) the result file for `header` in `dir`; returns the file, ready
-/// to append, and the results already in it.
+/// to append, and the results already in it. The file stays locked (`flock`, exclusive) while
+/// the returned handle lives, so a second process on the same shard (a job re-submitted while
+/// the first still runs) is refused instead of writing the same runs twice.
 pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>)> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
     let path = shard_path(dir, header.shard);
-    if path.exists() {
-        let existing = read_results(&path)?;
-        if existing.header.harness_version != header.harness_version {
-            return Err(HarnessError::bad_input(format!(
-                "`{}` was written by harness {} and this is harness {}: use another --out directory",
-                path.display(),
-                existing.header.harness_version,
-                header.harness_version
-            )));
-        }
-        if existing.header.grid_id != header.grid_id {
-            return Err(HarnessError::bad_input(format!(
-                "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",
-                path.display(),
-                existing.header.meta.name,
-                existing.header.grid_id,
-                header.meta.name,
-                header.grid_id
-            )));
-        }
-        let mut file = OpenOptions::new()
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| HarnessError::output(&path, e))?;
-        if existing.torn {
-            tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
-            file.set_len(existing.complete_len)
-                .map_err(|e| HarnessError::output(&path, e))?;
-        }
-        file.seek(SeekFrom::End(0))
-            .map_err(|e| HarnessError::output(&path, e))?;
-        return Ok((file, existing.runs));
-    }
     let mut file = OpenOptions::new()
-        .create_new(true)
+        .read(true)
         .append(true)
+        .create(true)
         .open(&path)
         .map_err(|e| HarnessError::output(&path, e))?;
-    let mut line = serde_json::to_string(header).map_err(|e| HarnessError::output(&path, e))?;
-    line.push('\n');
-    file.write_all(line.as_bytes())
+    lock(&file, &path, header.shard)?;
+    let Some(existing) = read_results_if_started(&path)? else {
+        // New, or killed before its header line was complete: (re)write the header.
+        file.set_len(0)
+            .map_err(|e| HarnessError::output(&path, e))?;
+        let mut line = serde_json::to_string(header).map_err(|e| HarnessError::output(&path, e))?;
+        line.push('\n');
+        file.write_all(line.as_bytes())
+            .map_err(|e| HarnessError::output(&path, e))?;
+        return Ok((file, Vec::new()));
+    };
+    if existing.header.harness_version != header.harness_version {
+        return Err(HarnessError::bad_input(format!(
+            "`{}` was written by harness {} and this is harness {}: use another --out directory",
+            path.display(),
+            existing.header.harness_version,
+            header.harness_version
+        )));
+    }
+    if existing.header.grid_id != header.grid_id {
+        return Err(HarnessError::bad_input(format!(
+            "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",
+            path.display(),
+            existing.header.meta.name,
+            existing.header.grid_id,
+            header.meta.name,
+            header.grid_id
+        )));
+    }
+    if existing.torn {
+        tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
+        file.set_len(existing.complete_len)
+            .map_err(|e| HarnessError::output(&path, e))?;
+    }
+    // Appends (O_APPEND) go to the end, after the truncation.
+    file.seek(SeekFrom::End(0))
         .map_err(|e| HarnessError::output(&path, e))?;
-    Ok((file, Vec::new()))
+    Ok((file, existing.runs))
+}
+
+/// Takes an exclusive, non-blocking `flock` on a shard's result file (released when the file
+/// is closed, including when the process is killed).
+#[cfg(unix)]
+fn lock(file: &File, path: &Path, shard: Shard) -> Result<()> {
+    use rustix::fs::{FlockOperation, flock};
+    match flock(file, FlockOperation::NonBlockingLockExclusive) {
+        Ok(()) => Ok(()),
+        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Err(HarnessError::bad_input(format!(
+            "`{}` is locked by another harness process running shard {shard} of this directory: \
+             wait for it to finish (or stop it) before running the shard again",
+            path.display()
+        ))),
+        // Some shared file systems (Lustre mounted without `flock`, old NFS) have no flock:
+        // go on without the guard rather than refuse to run.
+        Err(e) => {
+            tracing::warn!(target: "harness", file = %path.display(), error = %e, "cannot lock the result file; make sure no other process runs this shard");
+            Ok(())
+        }
+    }
+}
+
+/// No advisory lock outside Unix: do not run the same shard twice at once there.
+#[cfg(not(unix))]
+fn lock(_file: &File, _path: &Path, _shard: Shard) -> Result<()> {
+    Ok(())
 }
 
 /// Appends one result line with a single write.

@@ -309,3 +309,134 @@ fn shards_merge_in_any_order_into_the_unsharded_sweep() {
         stderr(&output)
     );
 }
+
+/// [`GRID`] with 2 s runs: 36 runs in well under a second.
+fn quick_grid() -> String {
+    GRID.replace("duration = \"12s\"", "duration = \"2s\"")
+}
+
+fn sweep_shard(dir: &Path, out: &str, shard: &str) -> std::process::Output {
+    run_in(
+        dir,
+        &[
+            "sweep",
+            "--scenario",
+            "grid.toml",
+            "--out",
+            out,
+            "--shard",
+            shard,
+            "--jobs",
+            "2",
+            "-q",
+        ],
+    )
+}
+
+#[test]
+fn a_shard_is_written_by_one_process_at_a_time() {
+    let dir = tempfile::tempdir().unwrap();
+    // 30 s runs, one worker: the first process is still busy when the second starts.
+    let grid = GRID.replace("duration = \"12s\"", "duration = \"30s\"");
+    std::fs::write(dir.path().join("grid.toml"), grid).unwrap();
+    let args = [
+        "sweep",
+        "--scenario",
+        "grid.toml",
+        "--out",
+        "out",
+        "--shard",
+        "1/2",
+        "--jobs",
+        "1",
+        "-q",
+    ];
+    let file = dir.path().join("out/shard-1-of-2.jsonl");
+    let mut first = harness()
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let started = Instant::now();
+    while lines(&file).is_empty() {
+        assert!(started.elapsed() < Duration::from_secs(60), "no header");
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    // A second process on the same shard (a re-submitted job while the first still runs).
+    let second = run_in(dir.path(), &args);
+    let still_running = first.try_wait().unwrap().is_none();
+    first.kill().unwrap();
+    first.wait().unwrap();
+    assert!(still_running, "the first sweep finished too early");
+    assert_eq!(second.status.code(), Some(2), "{}", stderr(&second));
+    assert!(
+        stderr(&second).contains("is locked by another harness process running shard 1/2"),
+        "{}",
+        stderr(&second)
+    );
+    // The lock dies with its process: the shard resumes and completes, each run once.
+    let done = run_ids(&file).len();
+    let output = run_in(dir.path(), &args);
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(
+        stderr(&output).contains(&format!("{done} already done")),
+        "{}",
+        stderr(&output)
+    );
+    let ids = run_ids(&file);
+    let unique: std::collections::BTreeSet<&String> = ids.iter().collect();
+    assert_eq!((ids.len(), unique.len()), (18, 18));
+}
+
+#[test]
+fn a_shard_killed_before_its_header_is_restarted_and_skipped_by_merge() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.toml"), quick_grid()).unwrap();
+    let output = sweep_shard(dir.path(), "out", "0/2");
+    assert!(output.status.success(), "{}", stderr(&output));
+    // Shard 1 was killed while writing its header: a torn first line.
+    let header = std::fs::read_to_string(dir.path().join("out/shard-0-of-2.jsonl")).unwrap();
+    let header = header.lines().next().unwrap();
+    std::fs::write(
+        dir.path().join("out/shard-1-of-2.jsonl"),
+        &header[..header.len() / 2],
+    )
+    .unwrap();
+    let output = run_in(dir.path(), &["merge", "out"]);
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(
+        err.contains("shard-1-of-2.jsonl` has no complete header line")
+            && err.contains("18 of 36 runs are missing")
+            && err.contains("shard(s) 1/2"),
+        "{err}"
+    );
+    // Re-running the shard starts it afresh; then the merge is complete.
+    let output = sweep_shard(dir.path(), "out", "1/2");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert!(stderr(&output).contains("0 already done, 18 to run"));
+    let output = run_in(dir.path(), &["merge", "out"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+}
+
+#[test]
+fn merge_names_mixed_shard_counts() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.toml"), quick_grid()).unwrap();
+    // Submitted as 2 shards, then re-submitted as 3: shard 0/3 overlaps 0/2.
+    for shard in ["0/2", "0/3"] {
+        let output = sweep_shard(dir.path(), "out", shard);
+        assert!(output.status.success(), "{}", stderr(&output));
+    }
+    let output = run_in(dir.path(), &["merge", "out"]);
+    assert_eq!(output.status.code(), Some(1));
+    let err = stderr(&output);
+    assert!(
+        err.contains("different shard counts (N = 2, 3)")
+            && err.contains("runs appear more than once")
+            && err.contains("runs are missing"),
+        "{err}"
+    );
+}
