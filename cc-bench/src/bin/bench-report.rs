@@ -1,0 +1,183 @@
+//! Runs the controller-cost, memory and emulator-speed measurements and writes a markdown
+//! report with ratios to quinn's NewReno and Cubic measured in the same run.
+//!
+//! ```text
+//! cargo run --release -p cc-bench --bin bench-report -- --wait-quiet 600 --out report.md
+//! ```
+
+use cc_bench::alloc_count::CountingAlloc;
+use cc_bench::controllers::{contenders, floor};
+use cc_bench::measure::{CpuOptions, measure_cpu, measure_emulator, measure_memory};
+use cc_bench::report::{self, Machine, load_average};
+use cc_bench::scenarios::{emulator_scenarios, recording_file, recording_scenarios};
+use cc_bench::{Recording, Replay};
+use clap::Parser;
+use std::fmt::Write;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[global_allocator]
+static ALLOC: CountingAlloc = CountingAlloc;
+
+/// Controller CPU cost and memory against quinn's own, and emulator speed, as markdown.
+#[derive(Debug, Parser)]
+#[command(name = "bench-report")]
+struct Args {
+    /// Write the report here (default: standard output).
+    #[arg(long)]
+    out: Option<std::path::PathBuf>,
+    /// Samples per (recording, controller, quantity); the median is reported.
+    #[arg(long, default_value_t = 21)]
+    repeats: usize,
+    /// Least duration of one sample, milliseconds.
+    #[arg(long, default_value_t = 5)]
+    min_sample_ms: u64,
+    /// Timed runs per emulator scenario; the median is reported.
+    #[arg(long, default_value_t = 5)]
+    emulator_runs: usize,
+    /// Smoke-test settings: 3 repeats, 1 ms samples, 1 emulator run. Not for publishing.
+    #[arg(long)]
+    quick: bool,
+    /// Leave out the emulator-speed runs.
+    #[arg(long)]
+    skip_emulator: bool,
+    /// Before measuring, wait up to this many seconds for the 1-minute load average to drop
+    /// below --max-load (0: do not wait).
+    #[arg(long, default_value_t = 0)]
+    wait_quiet: u64,
+    /// The load average --wait-quiet waits for.
+    #[arg(long, default_value_t = 1.0)]
+    max_load: f64,
+}
+
+fn main() -> ExitCode {
+    let mut args = Args::parse();
+    if args.quick {
+        args.repeats = 3;
+        args.min_sample_ms = 1;
+        args.emulator_runs = 1;
+    }
+    match run(&args) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("bench-report: {e}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn wait_quiet(args: &Args) {
+    let deadline = Instant::now() + Duration::from_secs(args.wait_quiet);
+    while let Some(load) = load_average() {
+        if load < args.max_load || Instant::now() >= deadline {
+            return;
+        }
+        eprintln!("load average {load:.2} >= {}: waiting", args.max_load);
+        std::thread::sleep(Duration::from_secs(15));
+    }
+}
+
+fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    wait_quiet(args);
+    let command = std::env::args().collect::<Vec<_>>().join(" ");
+    let mut machine = Machine::detect(command);
+    let started = Instant::now();
+
+    // Recordings, and real RTT estimators from a re-run of each recording's scenario.
+    let mut replays = Vec::new();
+    let mut descriptions = Vec::new();
+    for scenario in recording_scenarios() {
+        let committed = Recording::load(&recording_file(scenario.name))?;
+        let (fresh, palette) = scenario.record()?;
+        if fresh != committed {
+            eprintln!(
+                "note: a re-run of {} differs from the committed recording; on_ack gets the nearest captured estimators",
+                scenario.name
+            );
+        }
+        replays.push(Replay::new(&committed, &palette)?);
+        descriptions.push(committed.meta.description.clone());
+    }
+
+    let contenders = contenders();
+    let floor = floor();
+    let options = CpuOptions {
+        repeats: args.repeats,
+        min_sample: Duration::from_millis(args.min_sample_ms),
+        ..CpuOptions::default()
+    };
+    let mut cpu = Vec::new();
+    for replay in &replays {
+        eprintln!("replaying {} ...", replay.name());
+        cpu.push(measure_cpu(replay, &contenders, &floor, &options));
+    }
+    let memory: Vec<_> = contenders
+        .iter()
+        .map(|c| measure_memory(c, &replays))
+        .collect();
+    let mut emulator = Vec::new();
+    if !args.skip_emulator {
+        for scenario in emulator_scenarios() {
+            eprintln!("emulator: {} ...", scenario.description);
+            emulator.push(measure_emulator(&scenario, args.emulator_runs)?);
+        }
+    }
+    machine.load_end = load_average();
+
+    let mut out = String::new();
+    let load = |l: Option<f64>| l.map_or_else(|| "?".to_owned(), |l| format!("{l:.2}"));
+    let _ = writeln!(
+        out,
+        "Measured with `{}` on {}, {}; 1-minute load average {} at the start and {} at the end; {:.0} s in all. \
+         Samples: median of {} per figure, each at least {} ms{}.\n",
+        machine.command,
+        machine.cpu,
+        machine.rustc,
+        load(machine.load_start),
+        load(machine.load_end),
+        started.elapsed().as_secs_f64(),
+        args.repeats,
+        args.min_sample_ms,
+        if args.skip_emulator {
+            String::new()
+        } else {
+            format!(
+                "; emulator: median of {} runs per scenario",
+                args.emulator_runs
+            )
+        },
+    );
+    let _ = writeln!(
+        out,
+        "### Controller CPU cost\n\nns per ACK = (time of each ACK frame's `on_ack` calls and its `on_end_acks`) / `on_ack` calls. \
+         Figures are net of the no-op floor (the same replay into a controller that does nothing), \
+         the column \"incl. replay loop\" is before subtracting it. Ratios are to quinn's controllers in the same run.\n"
+    );
+    for (c, d) in cpu.iter().zip(&descriptions) {
+        report::cpu_table(&mut out, c, d);
+    }
+    let _ = writeln!(
+        out,
+        "### Controller state per connection (bytes)\n\n`size_of` the boxed controller, plus heap: held after a replay (counting allocator, \
+         net of the box; the ledger's `heap_bytes()` beside it), and the ledger filled to both of cc-core's default bounds \
+         (2048 packets, 512 batches).\n"
+    );
+    report::memory_table(&mut out, &memory);
+    if !emulator.is_empty() {
+        let _ = writeln!(
+            out,
+            "### Emulator speed (netsim, virtual time, one thread)\n\nA quinn NewReno bulk transfer per scenario, seed 1; \
+             wall time covers the runtime, both endpoints, the handshake, the transfer and the drain; datagrams are those \
+             offered to the link in both directions.\n"
+        );
+        report::emulator_table(&mut out, &emulator);
+    }
+    let _ = writeln!(out, "### Targets (issue 7)\n");
+    report::targets(&mut out, &cpu, &memory, &emulator);
+
+    match &args.out {
+        Some(path) => std::fs::write(path, &out)?,
+        None => print!("{out}"),
+    }
+    Ok(())
+}

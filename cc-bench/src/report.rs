@@ -1,0 +1,335 @@
+//! Markdown tables of the measurements, with ratios to quinn's NewReno and Cubic from the same
+//! run, and the targets of issue 7 checked against them.
+
+use crate::controllers::Origin;
+use crate::measure::{CpuFigures, EmulatorFigures, MemoryFigures, ReplayCpu};
+use std::fmt::Write;
+
+/// Per-ACK cost target against quinn's NewReno (issue 7).
+pub const TARGET_VS_NEWRENO: f64 = 1.5;
+/// Per-ACK cost target against quinn's Cubic (issue 7).
+pub const TARGET_VS_CUBIC: f64 = 1.0;
+/// Controller state target per connection, bytes (issue 7).
+pub const TARGET_STATE_BYTES: usize = 4096;
+/// Emulator target: wall time of the 2 Mb/s x 100 s run, seconds (issue 7).
+pub const TARGET_2MBPS_WALL_S: f64 = 0.1;
+/// Emulator target: datagrams per wall second (issue 7).
+pub const TARGET_DATAGRAMS_PER_S: f64 = 200_000.0;
+
+/// What the run was made on.
+#[derive(Debug, Clone, Default)]
+pub struct Machine {
+    /// CPU model and core count.
+    pub cpu: String,
+    /// `rustc --version`.
+    pub rustc: String,
+    /// 1-minute load average when the run started.
+    pub load_start: Option<f64>,
+    /// 1-minute load average when the run ended.
+    pub load_end: Option<f64>,
+    /// The command line.
+    pub command: String,
+}
+
+impl Machine {
+    /// Reads `/proc/cpuinfo`, `/proc/loadavg` and `rustc --version` (best effort).
+    pub fn detect(command: String) -> Self {
+        let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+        let model = cpuinfo
+            .lines()
+            .find_map(|l| l.strip_prefix("model name"))
+            .map(|m| m.trim_start_matches([' ', '\t', ':']).to_owned())
+            .unwrap_or_else(|| "unknown CPU".to_owned());
+        let cores = std::thread::available_parallelism().map_or(0, |n| n.get());
+        let hypervisor = cpuinfo
+            .lines()
+            .any(|l| l.starts_with("flags") && l.contains(" hypervisor"));
+        let rustc = std::process::Command::new("rustc")
+            .arg("--version")
+            .output()
+            .ok()
+            .and_then(|o| String::from_utf8(o.stdout).ok())
+            .map(|s| s.trim().to_owned())
+            .unwrap_or_default();
+        Self {
+            cpu: format!(
+                "{model}, {cores} cores{}",
+                if hypervisor { " (virtual machine)" } else { "" }
+            ),
+            rustc,
+            load_start: load_average(),
+            load_end: None,
+            command,
+        }
+    }
+}
+
+/// The 1-minute load average (`/proc/loadavg`), if readable.
+pub fn load_average() -> Option<f64> {
+    std::fs::read_to_string("/proc/loadavg")
+        .ok()?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()
+}
+
+fn ns(v: f64) -> String {
+    if v.is_nan() {
+        "-".to_owned()
+    } else if v.abs() < 10.0 {
+        format!("{v:.1}")
+    } else {
+        format!("{v:.0}")
+    }
+}
+
+fn ratio(a: f64, b: f64) -> Option<f64> {
+    (b > 0.0 && a.is_finite() && b.is_finite()).then(|| a / b)
+}
+
+fn ratio_cell(a: f64, b: f64) -> String {
+    ratio(a, b).map_or_else(|| "-".to_owned(), |r| format!("{r:.2}x"))
+}
+
+fn find<'a>(rows: &'a [CpuFigures], name: &str) -> Option<&'a CpuFigures> {
+    rows.iter().find(|r| r.name == name)
+}
+
+/// The CPU table of one recording.
+pub fn cpu_table(out: &mut String, cpu: &ReplayCpu, description: &str) {
+    let c = &cpu.counts;
+    let _ = writeln!(
+        out,
+        "#### `{}`: {description}\n\n{} `on_ack` in {} ACK frames, {} `on_sent`, {} congestion events, {} MTU updates; \
+         RTT estimators matched the recorded readings exactly for {}/{} readings.\n",
+        cpu.recording,
+        c.acks,
+        c.end_acks,
+        c.sent,
+        c.congestion,
+        c.mtu,
+        cpu.fidelity.exact,
+        cpu.fidelity.readings,
+    );
+    let net: Vec<CpuFigures> = cpu.rows.iter().map(|r| r.net_of(&cpu.floor)).collect();
+    let newreno = find(&net, "quinn-newreno").map_or(f64::NAN, |r| r.ack_ns);
+    let cubic = find(&net, "quinn-cubic").map_or(f64::NAN, |r| r.ack_ns);
+    let raw_newreno = find(&cpu.rows, "quinn-newreno").map_or(f64::NAN, |r| r.ack_ns);
+    let raw_cubic = find(&cpu.rows, "quinn-cubic").map_or(f64::NAN, |r| r.ack_ns);
+    let _ = writeln!(
+        out,
+        "| controller | ns per ACK | vs NewReno | vs Cubic | ns per ACK incl. replay loop (vs NewReno, Cubic) | ns per `on_sent` | ns per congestion event | all callbacks, ns per ACK |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+    );
+    for (raw, n) in cpu.rows.iter().zip(&net) {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} ({}, {}) | {} | {} | {} |",
+            raw.name,
+            ns(n.ack_ns),
+            ratio_cell(n.ack_ns, newreno),
+            ratio_cell(n.ack_ns, cubic),
+            ns(raw.ack_ns),
+            ratio_cell(raw.ack_ns, raw_newreno),
+            ratio_cell(raw.ack_ns, raw_cubic),
+            ns(n.sent_ns),
+            ns(n.congestion_ns),
+            ns(n.whole_per_ack_ns),
+        );
+    }
+    let f = &cpu.floor;
+    let _ = writeln!(
+        out,
+        "| {} (subtracted above) | {} | | | {} | {} | {} | {} |\n",
+        f.name,
+        ns(f.ack_ns),
+        ns(f.ack_ns),
+        ns(f.sent_ns),
+        ns(f.congestion_ns),
+        ns(f.whole_per_ack_ns),
+    );
+}
+
+/// The memory table.
+pub fn memory_table(out: &mut String, rows: &[MemoryFigures]) {
+    let recordings: Vec<&str> = rows
+        .first()
+        .map(|r| r.after_replay.iter().map(|(n, _, _)| n.as_str()).collect())
+        .unwrap_or_default();
+    let _ = write!(out, "| controller | `size_of` |");
+    for r in &recordings {
+        let _ = write!(out, " heap after `{r}` |");
+    }
+    let _ = writeln!(
+        out,
+        " ledger at its bound: heap (packets, batches) | worst total | <= 4 KiB |"
+    );
+    let _ = writeln!(
+        out,
+        "|---|---:|{}---:|---:|---|",
+        "---:|".repeat(recordings.len() + 1)
+    );
+    for row in rows {
+        let _ = write!(out, "| {} | {} |", row.name, row.inline_bytes);
+        for (_, held, ledger) in &row.after_replay {
+            let cell = match (held, ledger) {
+                (Some(h), Some(l)) => format!("{h} (ledger {})", l.heap_bytes),
+                (Some(h), None) => h.to_string(),
+                (None, Some(l)) => format!("ledger {}", l.heap_bytes),
+                (None, None) => "-".to_owned(),
+            };
+            let _ = write!(out, " {cell} |");
+        }
+        let bound = row.at_bound.map_or_else(
+            || "-".to_owned(),
+            |(l, _)| format!("{} ({}, {})", l.heap_bytes, l.packets_held, l.batches_held),
+        );
+        let total = row.worst_total();
+        let _ = writeln!(
+            out,
+            " {bound} | {total} | {} |",
+            if total <= TARGET_STATE_BYTES {
+                "yes"
+            } else {
+                "**no**"
+            }
+        );
+    }
+    out.push('\n');
+}
+
+/// The emulator table.
+pub fn emulator_table(out: &mut String, rows: &[EmulatorFigures]) {
+    let _ = writeln!(
+        out,
+        "| scenario | simulated s | wall ms (median, min-max) | simulated s per wall s | datagrams | datagrams per wall s | goodput Mb/s |\n|---|---:|---:|---:|---:|---:|---:|"
+    );
+    for row in rows {
+        let Some(m) = row.median() else { continue };
+        let (lo, hi) = (
+            row.samples.first().map_or(0.0, |s| s.wall.as_secs_f64()),
+            row.samples.last().map_or(0.0, |s| s.wall.as_secs_f64()),
+        );
+        let _ = writeln!(
+            out,
+            "| {} | {:.1} | {:.0} ({:.0}-{:.0}) | {:.0} | {} | {:.0} | {:.2} |",
+            row.scenario.description,
+            m.simulated.as_secs_f64(),
+            m.wall.as_secs_f64() * 1e3,
+            lo * 1e3,
+            hi * 1e3,
+            m.speedup(),
+            m.datagrams,
+            m.datagrams_per_second(),
+            m.goodput_bytes as f64 * 8.0 / m.simulated.as_secs_f64() / 1e6,
+        );
+    }
+    out.push('\n');
+}
+
+/// One line per target: met or missed, and by how much.
+pub fn targets(
+    out: &mut String,
+    cpu: &[ReplayCpu],
+    memory: &[MemoryFigures],
+    emulator: &[EmulatorFigures],
+) {
+    let _ = writeln!(out, "| target | result |\n|---|---|");
+    let ports: Vec<&str> = cpu
+        .first()
+        .map(|c| {
+            c.rows
+                .iter()
+                .filter(|r| r.origin == Origin::Port)
+                .map(|r| r.name)
+                .collect()
+        })
+        .unwrap_or_default();
+    for (base, limit) in [
+        ("quinn-newreno", TARGET_VS_NEWRENO),
+        ("quinn-cubic", TARGET_VS_CUBIC),
+    ] {
+        for port in &ports {
+            // The worst ratio over the recordings, net of the floor and including it.
+            let worst = |net_of_floor: bool| {
+                cpu.iter()
+                    .filter_map(|c| {
+                        let rows: Vec<CpuFigures> = if net_of_floor {
+                            c.rows.iter().map(|r| r.net_of(&c.floor)).collect()
+                        } else {
+                            c.rows.clone()
+                        };
+                        let p = find(&rows, port)?.ack_ns;
+                        let b = find(&rows, base)?.ack_ns;
+                        ratio(p, b).map(|r| (r, c.recording.clone()))
+                    })
+                    .max_by(|a, b| a.0.total_cmp(&b.0))
+            };
+            let raw = worst(false).map_or_else(String::new, |(r, rec)| {
+                format!("; including the replay loop {r:.2}x (`{rec}`)")
+            });
+            let result = match worst(true) {
+                Some((r, rec)) if r <= limit => format!("met: worst {r:.2}x (`{rec}`){raw}"),
+                Some((r, rec)) => format!(
+                    "**missed** by {:.0}%: worst {r:.2}x (`{rec}`){raw}",
+                    (r / limit - 1.0) * 100.0
+                ),
+                None => format!("not measurable: {base}'s net cost is within the noise{raw}"),
+            };
+            let _ = writeln!(
+                out,
+                "| {port}: per-ACK cost <= {limit}x {base} | {result} |"
+            );
+        }
+    }
+    for row in memory.iter().filter(|m| m.origin == Origin::Port) {
+        let total = row.worst_total();
+        let result = if total <= TARGET_STATE_BYTES {
+            format!("met: {total} bytes")
+        } else {
+            format!(
+                "**missed**: {total} bytes at the ledger's bound ({:.1}x)",
+                total as f64 / TARGET_STATE_BYTES as f64
+            )
+        };
+        let _ = writeln!(
+            out,
+            "| {}: state incl. ledger <= 4 KiB | {result} |",
+            row.name
+        );
+    }
+    if let Some(m) = emulator
+        .iter()
+        .find(|e| e.scenario.name.starts_with("2mbps"))
+        .and_then(EmulatorFigures::median)
+    {
+        let wall = m.wall.as_secs_f64();
+        let _ = writeln!(
+            out,
+            "| emulator: 2 Mb/s x 100 s in <= 0.1 s wall | {}: {:.0} ms |",
+            if wall <= TARGET_2MBPS_WALL_S {
+                "met"
+            } else {
+                "**missed**"
+            },
+            wall * 1e3
+        );
+    }
+    for e in emulator {
+        if let Some(m) = e.median() {
+            let rate = m.datagrams_per_second();
+            let _ = writeln!(
+                out,
+                "| emulator: >= 200,000 datagrams per wall s ({}) | {}: {:.0} |",
+                e.scenario.description,
+                if rate >= TARGET_DATAGRAMS_PER_S {
+                    "met"
+                } else {
+                    "**missed**"
+                },
+                rate
+            );
+        }
+    }
+    out.push('\n');
+}
