@@ -120,7 +120,7 @@ impl SignalConfig {
         Ok(self)
     }
 
-    /// Most send batches (transmit passes) the ledger remembers. 32 bytes each.
+    /// Most send batches (transmit passes) the ledger remembers. 16 bytes each.
     /// Allowed: 16 to 65,536.
     pub fn ledger_batches(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
         if !(16..=1 << 16).contains(&value) {
@@ -157,17 +157,19 @@ impl SignalConfig {
 }
 
 impl Default for SignalConfig {
-    /// RFC 9002's thresholds (quinn's defaults), 25 ms max ACK delay, and a ledger of 2048
-    /// packets in up to 512 batches (2048 + 512 x 32 bytes = 18 KiB at its bound; a
-    /// connection's ledger holds about one byte per packet in flight plus 32 bytes per
-    /// transmit pass in flight).
+    /// RFC 9002's thresholds (quinn's defaults), 25 ms max ACK delay, and a ledger of 1024
+    /// packets in up to 128 batches: 1024 + 128 x 16 bytes = 3 KiB at its bound (a connection
+    /// holds one byte per packet in flight plus 16 bytes per transmit pass in flight). That
+    /// covers about 1.2 MB in flight in 128 transmit passes; on paths with more, raise the
+    /// bounds, or the oldest batches are forgotten and a loss among them is classified from
+    /// timing alone (counted in `SignalStats::ledger_evictions`).
     fn default() -> Self {
         Self {
             packet_threshold: Self::DEFAULT_PACKET_THRESHOLD,
             time_threshold: Self::DEFAULT_TIME_THRESHOLD,
             max_ack_delay: Duration::from_millis(25),
-            ledger_packets: 2048,
-            ledger_batches: 512,
+            ledger_packets: 1024,
+            ledger_batches: 128,
         }
     }
 }

@@ -9,9 +9,12 @@
 //! the [`GUESSED`] flag, so a decision that depends on it is reported as undetermined.
 //!
 //! Memory is bounded: at most `ledger_packets` bytes of packet state plus `ledger_batches`
-//! batch records. Resolved batches are dropped from the front as soon as nothing in them is
-//! outstanding; past either bound the oldest batch is forgotten even if unresolved (counted in
-//! [`Ledger::evicted_unresolved`]). All operations are O(1) amortised per packet.
+//! 16-byte batch records, never more (the oldest batch is evicted *before* a new one would
+//! pass a bound, and the buffers grow only up to their bounds). Resolved batches are dropped
+//! from the front as soon as nothing in them is outstanding; at a bound the oldest batch is
+//! forgotten even if unresolved (counted in [`Ledger::evicted_unresolved`]). All operations
+//! are O(1) amortised per packet: acknowledgements arrive in ascending packet-number order, so
+//! a cursor finds their batch without searching.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -26,15 +29,53 @@ pub const LOST: u8 = 2;
 pub const GUESSED: u8 = 4;
 const STATE_MASK: u8 = 3;
 
-/// One transmit pass: every packet number from `first` up to the next batch's `first`.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Packet numbers up to 2^48 are tracked (quinn's would take centuries to get there); the top
+/// 16 bits of [`Batch::first_and_pending`] count acknowledgements awaiting placement.
+const PN_BITS: u32 = 48;
+const PN_MASK: u64 = (1 << PN_BITS) - 1;
+const PENDING_MAX: u64 = (1 << (64 - PN_BITS)) - 1;
+
+/// One transmit pass: every packet number from `first()` up to the next batch's `first()`.
+/// 16 bytes, so that a connection's ledger stays small.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Batch {
-    /// The `now` quinn passed to `on_sent` for this pass.
-    time: Instant,
-    /// First packet number of the pass.
-    first: u64,
-    /// Acknowledgements reported by `on_ack` in the ACK frame being processed, not yet placed.
-    pending_acks: u32,
+    /// The `now` quinn passed to `on_sent` for this pass, in nanoseconds since the ledger's
+    /// epoch (its first send).
+    time_ns: u64,
+    /// First packet number of the pass (low 48 bits), and the acknowledgements `on_ack`
+    /// reported for it in the ACK frame being processed, not yet placed (high 16 bits).
+    first_and_pending: u64,
+}
+
+impl Batch {
+    fn new(time_ns: u64, first: u64) -> Self {
+        Self {
+            time_ns,
+            first_and_pending: first & PN_MASK,
+        }
+    }
+
+    fn first(&self) -> u64 {
+        self.first_and_pending & PN_MASK
+    }
+
+    fn pending(&self) -> u64 {
+        self.first_and_pending >> PN_BITS
+    }
+
+    fn set_pending(&mut self, n: u64) {
+        self.first_and_pending = self.first() | (n.min(PENDING_MAX) << PN_BITS);
+    }
+}
+
+/// Reserves room for `additional` more items in `deque`, growing its capacity geometrically
+/// but never past `max` items.
+fn reserve_within<T>(deque: &mut VecDeque<T>, additional: usize, max: usize) {
+    let needed = deque.len() + additional;
+    if needed > deque.capacity() {
+        let target = (deque.capacity() * 2).max(needed).min(max.max(needed));
+        deque.reserve_exact(target - deque.len());
+    }
 }
 
 /// The bounded ledger of send batches and per-packet fates.
@@ -50,6 +91,10 @@ pub struct Ledger {
     threshold_scanned: Option<u64>,
     /// Range of batch indices that received acknowledgements in the current ACK frame.
     touched: Option<(usize, usize)>,
+    /// The batch the latest acknowledgement belonged to: where the next one's search starts.
+    cursor: usize,
+    /// Time origin of the batches' `time_ns`: the first send.
+    epoch: Option<Instant>,
     /// Bounds.
     max_packets: usize,
     max_batches: usize,
@@ -68,6 +113,8 @@ impl Ledger {
             base: 0,
             threshold_scanned: None,
             touched: None,
+            cursor: 0,
+            epoch: None,
             max_packets: max_packets.max(1),
             max_batches: max_batches.max(1),
             evicted_unresolved: 0,
@@ -77,7 +124,22 @@ impl Ledger {
 
     /// One past the last recorded packet number.
     fn next_pn(&self) -> u64 {
-        self.base + self.packets.len() as u64
+        self.base.saturating_add(self.packets.len() as u64)
+    }
+
+    /// `t` as nanoseconds since the epoch; `None` before the epoch (no batch was sent then).
+    fn to_ns(&self, t: Instant) -> Option<u64> {
+        let epoch = self.epoch?;
+        if t < epoch {
+            return None;
+        }
+        Some(u64::try_from(t.duration_since(epoch).as_nanos()).unwrap_or(u64::MAX))
+    }
+
+    fn to_instant(&self, ns: u64) -> Instant {
+        // `epoch` is set before any batch exists, so this is only reached with one.
+        let epoch = self.epoch.unwrap_or_else(Instant::now);
+        epoch + std::time::Duration::from_nanos(ns)
     }
 
     fn clear(&mut self) {
@@ -85,10 +147,20 @@ impl Ledger {
         self.packets.clear();
         self.threshold_scanned = None;
         self.touched = None;
+        self.cursor = 0;
     }
 
     /// Records a transmit pass at `now` whose last packet number is `last_pn`.
     pub fn on_sent(&mut self, now: Instant, last_pn: u64) {
+        if last_pn > PN_MASK {
+            // Beyond what a batch record holds: forget everything rather than mis-track.
+            self.restarts += 1;
+            self.clear();
+            return;
+        }
+        let epoch = *self.epoch.get_or_insert(now);
+        let time_ns =
+            u64::try_from(now.saturating_duration_since(epoch).as_nanos()).unwrap_or(u64::MAX);
         let first = if self.packets.is_empty() {
             last_pn
         } else if last_pn < self.next_pn() || last_pn - self.next_pn() >= self.max_packets as u64 {
@@ -100,21 +172,24 @@ impl Ledger {
         } else {
             self.next_pn()
         };
+        let count = (last_pn - first + 1) as usize;
+        // Make room first, so that neither buffer ever holds (or allocates) more than its bound.
+        let new_batch = self.batches.back().is_none_or(|b| b.time_ns != time_ns);
+        while !self.batches.is_empty()
+            && (self.packets.len() + count > self.max_packets
+                || self.batches.len() + usize::from(new_batch) > self.max_batches)
+        {
+            self.pop_front_batch();
+        }
         if self.packets.is_empty() {
             self.base = first;
         }
-        let count = (last_pn - first + 1) as usize;
+        let new_batch = self.batches.back().is_none_or(|b| b.time_ns != time_ns);
+        reserve_within(&mut self.packets, count, self.max_packets);
         self.packets.extend(std::iter::repeat_n(OUTSTANDING, count));
-        match self.batches.back() {
-            Some(b) if b.time == now => {}
-            _ => self.batches.push_back(Batch {
-                time: now,
-                first,
-                pending_acks: 0,
-            }),
-        }
-        while self.packets.len() > self.max_packets || self.batches.len() > self.max_batches {
-            self.pop_front_batch();
+        if new_batch {
+            reserve_within(&mut self.batches, 1, self.max_batches);
+            self.batches.push_back(Batch::new(time_ns, first));
         }
     }
 
@@ -126,8 +201,8 @@ impl Ledger {
         let end = self
             .batches
             .front()
-            .map_or(self.next_pn(), |next| next.first);
-        let count = (end.saturating_sub(front.first)) as usize;
+            .map_or(self.next_pn(), |next| next.first());
+        let count = (end.saturating_sub(front.first())) as usize;
         let unresolved = self
             .packets
             .drain(..count.min(self.packets.len()))
@@ -137,6 +212,7 @@ impl Ledger {
         }
         self.base = end;
         self.touched = None;
+        self.cursor = self.cursor.saturating_sub(1);
         if self.batches.is_empty() {
             self.packets.clear();
         }
@@ -145,7 +221,7 @@ impl Ledger {
     /// Drops resolved batches from the front (nothing in them can still be lost or acked).
     fn trim(&mut self) {
         while self.batches.len() > 1 {
-            let end = self.batches[1].first;
+            let end = self.batches[1].first();
             let count = (end - self.base) as usize;
             if self
                 .packets
@@ -160,23 +236,31 @@ impl Ledger {
 
     /// Index of the batch sent at `time`, if the ledger still holds it.
     pub fn batch_index(&self, time: Instant) -> Option<usize> {
-        let i = self.batches.partition_point(|b| b.time < time);
-        (self.batches.get(i)?.time == time).then_some(i)
+        let ns = self.to_ns(time)?;
+        // Acknowledgements come in ascending packet-number order: the batch is usually the
+        // cursor's or the next one.
+        for i in [self.cursor, self.cursor + 1] {
+            if self.batches.get(i).is_some_and(|b| b.time_ns == ns) {
+                return Some(i);
+            }
+        }
+        let i = self.batches.partition_point(|b| b.time_ns < ns);
+        (self.batches.get(i)?.time_ns == ns).then_some(i)
     }
 
     /// Packet-number range `[first, end)` of batch `i`.
     pub fn batch_range(&self, i: usize) -> (u64, u64) {
-        let first = self.batches[i].first;
+        let first = self.batches[i].first();
         let end = self
             .batches
             .get(i + 1)
-            .map_or(self.next_pn(), |next| next.first);
+            .map_or(self.next_pn(), |next| next.first());
         (first, end)
     }
 
     /// Send time of batch `i`.
     pub fn batch_time(&self, i: usize) -> Instant {
-        self.batches[i].time
+        self.to_instant(self.batches[i].time_ns)
     }
 
     /// Send time of the batch holding packet number `pn`.
@@ -184,8 +268,19 @@ impl Ledger {
         if pn < self.base || pn >= self.next_pn() {
             return None;
         }
-        let i = self.batches.partition_point(|b| b.first <= pn);
-        Some(self.batches.get(i.checked_sub(1)?)?.time)
+        // The largest acknowledged packet is usually in the latest acknowledged batch.
+        let (first, end) = self
+            .batches
+            .get(self.cursor)
+            .map_or((1, 0), |_| self.batch_range(self.cursor));
+        let i = if (first..end).contains(&pn) {
+            self.cursor
+        } else {
+            self.batches
+                .partition_point(|b| b.first() <= pn)
+                .checked_sub(1)?
+        };
+        Some(self.to_instant(self.batches.get(i)?.time_ns))
     }
 
     /// State byte of packet `pn` (state and flags), if held.
@@ -205,8 +300,9 @@ impl Ledger {
         let Some(i) = self.batch_index(sent) else {
             return false;
         };
+        self.cursor = i;
         let b = &mut self.batches[i];
-        b.pending_acks = b.pending_acks.saturating_add(1);
+        b.set_pending(b.pending() + 1);
         self.touched = Some(match self.touched {
             None => (i, i),
             Some((lo, hi)) => (lo.min(i), hi.max(i)),
@@ -230,7 +326,8 @@ impl Ledger {
             return;
         };
         for i in lo..=hi.min(self.batches.len().saturating_sub(1)) {
-            let k = std::mem::take(&mut self.batches[i].pending_acks);
+            let k = self.batches[i].pending();
+            self.batches[i].set_pending(0);
             if k == 0 {
                 continue;
             }
@@ -242,7 +339,7 @@ impl Ledger {
                         .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
                 })
                 .count() as u64;
-            let mut k = u64::from(k);
+            let mut k = k;
             if k >= outstanding {
                 let inconsistent = k > outstanding;
                 for pn in first..top {
@@ -318,7 +415,7 @@ impl Ledger {
     /// `too_old(send time)` holds: quinn's time-threshold rule at a loss event.
     pub fn apply_time_threshold(&mut self, largest: u64, mut too_old: impl FnMut(Instant) -> bool) {
         for i in 0..self.batches.len() {
-            if !too_old(self.batches[i].time) {
+            if !too_old(self.batch_time(i)) {
                 break;
             }
             let (first, end) = self.batch_range(i);
@@ -384,14 +481,23 @@ mod tests {
 
     #[test]
     fn record_sizes_match_the_documented_memory_bound() {
-        // SignalConfig's docs quote 1 byte per packet and 32 bytes per batch.
-        assert_eq!(std::mem::size_of::<Batch>(), 32);
-        let mut l = Ledger::new(64, 16);
+        // SignalConfig's docs quote 1 byte per packet and 16 bytes per batch, at most.
+        assert_eq!(std::mem::size_of::<Batch>(), 16);
         let t0 = Instant::now();
-        for i in 0..200u64 {
-            l.on_sent(ms(t0, i), i);
+        // Bounds that are not powers of two: capacity must still stop at them.
+        for (packets, batches) in [(64, 16), (100, 24), (1024, 128)] {
+            let mut l = Ledger::new(packets, batches);
+            // 667 passes of 3 packets each.
+            for i in 0..2001u64 {
+                l.on_sent(ms(t0, i / 3), i);
+            }
+            assert_eq!(l.packets_held(), packets.min(batches * 3));
+            assert!(
+                l.heap_bytes() <= packets + 16 * batches,
+                "{packets}/{batches}: {} bytes",
+                l.heap_bytes()
+            );
         }
-        assert!(l.heap_bytes() <= 128 + 32 * 32, "{}", l.heap_bytes());
     }
 
     #[test]
@@ -507,9 +613,25 @@ mod tests {
         assert_eq!(l.restarts(), 1);
         assert_eq!(l.packets_held(), 1);
         // A huge jump also restarts rather than allocating.
-        l.on_sent(ms(t0, 3), u64::MAX);
+        l.on_sent(ms(t0, 3), 1 << 40);
         assert_eq!(l.restarts(), 2);
         assert_eq!(l.packets_held(), 1);
-        assert_eq!(l.state(u64::MAX), Some(OUTSTANDING));
+        assert_eq!(l.state(1 << 40), Some(OUTSTANDING));
+        // Beyond 2^48 a batch record cannot hold the number: the ledger forgets everything.
+        l.on_sent(ms(t0, 4), u64::MAX);
+        assert_eq!(l.restarts(), 3);
+        assert_eq!(l.packets_held(), 0);
+        assert_eq!(l.state(u64::MAX), None);
+        assert_eq!(l.time_of(u64::MAX), None);
+    }
+
+    #[test]
+    fn a_send_time_before_the_first_send_matches_no_batch() {
+        let t0 = Instant::now() + Duration::from_secs(1);
+        let mut l = Ledger::new(1024, 64);
+        l.on_sent(t0, 0);
+        assert_eq!(l.batch_index(t0), Some(0));
+        assert_eq!(l.batch_index(t0 - Duration::from_millis(1)), None);
+        assert!(!l.record_ack(t0 - Duration::from_millis(1)));
     }
 }
