@@ -215,8 +215,8 @@ impl MemoryFigures {
     }
 }
 
-/// Drives a controller's ledger to both its bounds with `config` (cc-core's defaults: 2048
-/// packets, 512 batches): twice `ledger_batches` transmit passes of
+/// Drives a controller's ledger to both its bounds with `config` (cc-core's defaults: 1024
+/// packets, 128 batches): twice `ledger_batches` transmit passes of
 /// `ceil(ledger_packets / ledger_batches)` packets each, 1 ms apart, none acknowledged.
 pub fn fill_ledger(controller: &mut dyn Controller, origin: Instant, config: &SignalConfig) {
     let batches = config.get_ledger_batches();

@@ -100,8 +100,14 @@ fn ledger_fill_reaches_both_bounds_and_heap_matches_the_allocator() {
             "{}",
             contender.name
         );
-        // At least the nominal bound (2048 + 512 x 32 bytes).
-        assert!(ledger.heap_bytes >= 2048 + 512 * 32, "{}", contender.name);
+        // Exactly the documented bound (1 byte per packet, 16 per batch): the ledger evicts
+        // before it appends and never grows its buffers past the bounds.
+        assert_eq!(
+            ledger.heap_bytes,
+            config.get_ledger_packets() + 16 * config.get_ledger_batches(),
+            "{}",
+            contender.name
+        );
     }
 }
 

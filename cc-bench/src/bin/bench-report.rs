@@ -156,11 +156,14 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     for (c, d) in cpu.iter().zip(&descriptions) {
         report::cpu_table(&mut out, c, d);
     }
+    let bounds = cc_core::SignalConfig::default();
     let _ = writeln!(
         out,
         "### Controller state per connection (bytes)\n\n`size_of` the boxed controller, plus heap: held after a replay (counting allocator, \
          net of the box; the ledger's `heap_bytes()` beside it), and the ledger filled to both of cc-core's default bounds \
-         (2048 packets, 512 batches).\n"
+         ({} packets, {} batches).\n",
+        bounds.get_ledger_packets(),
+        bounds.get_ledger_batches()
     );
     report::memory_table(&mut out, &memory);
     if !emulator.is_empty() {
