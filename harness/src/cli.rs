@@ -26,6 +26,8 @@ Runs bulk transfers over an emulated lossy / MANET path for the workspace's port
 
 Exit codes: 0 ok; 2 bad input (unknown controller or preset, value out of range, unreadable or malformed scenario file, output path that cannot be written); 1 a run failed (including any integrity failure) or a merge found missing or duplicated runs.
 
+quiche (cargo feature `quiche`, off by default: `cargo run --release -p harness --features quiche -- ...`, needs cmake, a C/C++ compiler and libclang): adds the controllers quiche-reno, quiche-cubic and quiche-bbr2 (a quiche sender, to a quiche receiver by default) and `--receiver quinn|quiche` for mixed pairs (e.g. `--controllers karak --receiver quiche`: a quinn sender running Karak to a quiche receiver). quiche reads the system clock, so runs involving quiche need `--clock real`, carry one flow, and are not bit-reproducible; their rows are marked `real time`.
+
 Logging: -v (info), -vv (debug), -vvv (trace), or RUST_LOG (e.g. RUST_LOG=cc=debug,harness=info) to stderr.";
 
 /// The harness command line.
@@ -119,6 +121,15 @@ pub enum PathModel {
     Mobility,
 }
 
+/// The receiver's QUIC stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReceiverArg {
+    /// quinn 0.11.
+    Quinn,
+    /// cloudflare's quiche 0.30 (needs the `quiche` feature and --clock real).
+    Quiche,
+}
+
 /// Virtual or real time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ClockArg {
@@ -138,7 +149,8 @@ pub struct ScenarioArgs {
     /// Built-in preset (see `harness presets`).
     #[arg(long, value_name = "NAME")]
     preset: Option<String>,
-    /// Controllers to run, comma-separated (default: all; see `harness controllers`).
+    /// Controllers to run, comma-separated (default: all of quinn's and the ports; see
+    /// `harness controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     controllers: Option<Vec<String>>,
     /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).
@@ -165,9 +177,14 @@ pub struct ScenarioArgs {
     /// Flow i starts i x this after flow 0 (default 0s).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
     flow_stagger: Option<Duration>,
-    /// Virtual (default) or real time.
+    /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs
+    /// take their duration in wall time and are not bit-reproducible.
     #[arg(long, value_enum)]
     clock: Option<ClockArg>,
+    /// The receiver's QUIC stack (default: the sender's: quinn for quinn's controllers and the
+    /// ports, quiche for quiche-*). quiche needs the `quiche` feature, --clock real and one flow.
+    #[arg(long, value_enum)]
+    receiver: Option<ReceiverArg>,
     /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).
     #[arg(long, value_name = "RATE", value_parser = parse_rate)]
     rate: Option<String>,
@@ -410,6 +427,13 @@ impl ScenarioArgs {
                 "real"
             };
             set(&mut o, "clock", Value::String(name.into()), "--clock");
+        }
+        if let Some(receiver) = self.receiver {
+            let name = match receiver {
+                ReceiverArg::Quinn => "quinn",
+                ReceiverArg::Quiche => "quiche",
+            };
+            set(&mut o, "receiver", Value::String(name.into()), "--receiver");
         }
         self.direction_overrides(&mut o)?;
         self.path_overrides(&mut o)?;
@@ -825,15 +849,24 @@ fn presets_command(args: &PresetsArgs) -> Result<()> {
 fn controllers_command() -> Result<()> {
     let mut out = String::new();
     for info in controllers::registry() {
-        out.push_str(&format!("{:<8} {}\n", info.name, info.description));
+        out.push_str(&format!("{:<12} {}\n", info.name, info.description));
         for knob in info.knobs {
             out.push_str(&format!(
-                "         {}.{}: {}\n",
+                "             {}.{}: {}\n",
                 info.name, knob.name, knob.help
             ));
         }
     }
     out.push_str("\nSet a knob with --set NAME.KNOB=VALUE or a [controllers.NAME] table in a scenario file.\n");
+    if crate::stack::QUICHE_AVAILABLE {
+        out.push_str("quiche-* send from quiche (to a quiche receiver unless --receiver quinn); --receiver quiche sends any other controller to a quiche receiver. Runs involving quiche need --clock real and one flow.\n");
+    } else {
+        out.push_str(&format!(
+            "Not built in: {} (quiche senders) and --receiver quiche; {}.\n",
+            crate::stack::QUICHE_CONTROLLERS.join(", "),
+            crate::stack::BUILD_HINT
+        ));
+    }
     print_stdout(&out)
 }
 

@@ -23,6 +23,8 @@ use quinn::congestion::{BbrConfig, Controller, ControllerFactory, CubicConfig, N
 use serde::{Deserialize, Serialize};
 use toml::Value;
 
+use crate::stack::{self, Stack};
+
 /// A controller to run: its registry name and knob settings (knob name -> value).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct ControllerSpec {
@@ -80,7 +82,10 @@ pub struct ControllerInfo {
     pub name: &'static str,
     /// One-line description.
     pub description: &'static str,
-    /// True for the workspace's ports (they report loss-signal classes); false for quinn's own.
+    /// The QUIC stack that runs it as a sender.
+    pub stack: Stack,
+    /// True for the workspace's ports (they report loss-signal classes); false for quinn's and
+    /// quiche's own.
     pub port: bool,
     /// False when the controller draws from an unseeded RNG in a way that changes its runs.
     pub reproducible: bool,
@@ -120,6 +125,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "newreno",
         description: "quinn's NewReno (RFC 9002)",
+        stack: Stack::Quinn,
         port: false,
         reproducible: true,
         knobs: &[
@@ -134,6 +140,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "cubic",
         description: "quinn's CUBIC (RFC 9438), quinn's default",
+        stack: Stack::Quinn,
         port: false,
         reproducible: true,
         knobs: &[QUINN_IW],
@@ -141,6 +148,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "bbr",
         description: "quinn's BBR (v1); its OS-seeded RNG only moves the reported pacing_rate",
+        stack: Stack::Quinn,
         port: false,
         reproducible: true,
         knobs: &[QUINN_IW],
@@ -148,6 +156,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "karak",
         description: "TCP Karak: graded decrease by dup-ACKs before a timeout (cc-karak)",
+        stack: Stack::Quinn,
         port: true,
         reproducible: true,
         knobs: &[
@@ -177,6 +186,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "petra",
         description: "TCP PETRA: Westwood estimate in slow start, recovery and timeouts (cc-petra)",
+        stack: Stack::Quinn,
         port: true,
         reproducible: true,
         knobs: &[
@@ -201,6 +211,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "ub",
         description: "TCP-UB: Vegas backlog bands plus Westwood ssthresh (cc-ub)",
+        stack: Stack::Quinn,
         port: true,
         reproducible: true,
         knobs: &[
@@ -240,6 +251,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "sackfew",
         description: "SACK-FeW: fractional window increment (cc-sackfew)",
+        stack: Stack::Quinn,
         port: true,
         reproducible: true,
         knobs: &[
@@ -259,6 +271,7 @@ const REGISTRY: &[ControllerInfo] = &[
     ControllerInfo {
         name: "abra",
         description: "ABRA NewReno: state save/restore around route failures (cc-abra)",
+        stack: Stack::Quinn,
         port: true,
         reproducible: true,
         knobs: &[
@@ -292,35 +305,88 @@ const REGISTRY: &[ControllerInfo] = &[
     },
 ];
 
-/// Every available controller, quinn's first, then the ports.
-pub fn registry() -> &'static [ControllerInfo] {
-    REGISTRY
+/// quiche's controllers (quiche senders; registered only with the `quiche` feature). quiche has
+/// no congestion-control plugin API, so the ports cannot run in it and these have no knobs.
+const QUICHE_REGISTRY: &[ControllerInfo] = &[
+    ControllerInfo {
+        name: "quiche-reno",
+        description: "quiche's Reno (RFC 9002 NewReno, HyStart++); real time only",
+        stack: Stack::Quiche,
+        port: false,
+        reproducible: false,
+        knobs: &[],
+    },
+    ControllerInfo {
+        name: "quiche-cubic",
+        description: "quiche's CUBIC (RFC 9438, HyStart++), quiche's default; real time only",
+        stack: Stack::Quiche,
+        port: false,
+        reproducible: false,
+        knobs: &[],
+    },
+    ControllerInfo {
+        name: "quiche-bbr2",
+        description: "quiche's BBRv2 (gcongestion, a port of Chromium's), paced; real time only",
+        stack: Stack::Quiche,
+        port: false,
+        reproducible: false,
+        knobs: &[],
+    },
+];
+
+/// Every available controller: quinn's, then the ports, then (with the `quiche` feature)
+/// quiche's.
+pub fn registry() -> Vec<&'static ControllerInfo> {
+    let quiche: &'static [ControllerInfo] = if stack::QUICHE_AVAILABLE {
+        QUICHE_REGISTRY
+    } else {
+        &[]
+    };
+    REGISTRY.iter().chain(quiche).collect()
 }
 
-/// Every available controller's name.
+/// The controllers a grid runs when it names none: quinn's and the ports (not quiche's, which
+/// need real time).
 pub fn names() -> Vec<&'static str> {
     REGISTRY.iter().map(|c| c.name).collect()
 }
 
-/// The entry named `name`, or an error listing the available names.
+/// The entry named `name`, or an error listing the available names (and, for a quiche
+/// controller in a harness built without the `quiche` feature, how to build it).
 pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
-    REGISTRY.iter().find(|c| c.name == name).ok_or_else(|| {
-        format!(
-            "unknown controller `{name}` (available: {})",
-            names().join(", ")
-        )
-    })
+    if let Some(info) = registry().into_iter().find(|c| c.name == name) {
+        return Ok(info);
+    }
+    if stack::QUICHE_CONTROLLERS.contains(&name) {
+        return Err(stack::unavailable(&format!("controller `{name}`")));
+    }
+    let available: Vec<&str> = registry().iter().map(|c| c.name).collect();
+    Err(format!(
+        "unknown controller `{name}` (available: {})",
+        available.join(", ")
+    ))
 }
 
 /// Checks a spec without building it: the name exists, every knob exists and every value has
 /// the right type and range. Errors name `controller.knob` and the allowed range.
 pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
+    let info = lookup(&spec.name)?;
+    if info.stack == Stack::Quiche {
+        return Settings::new(info, &spec.settings).map(|_| ());
+    }
     build(spec, &SignalConfig::default()).map(|_| ())
 }
 
-/// Builds the factory for `spec`; `signal` carries the transport's loss thresholds to the ports.
+/// Builds the quinn factory for `spec`; `signal` carries the transport's loss thresholds to the
+/// ports. A quiche controller has no quinn factory: that is an error naming it.
 pub fn build(spec: &ControllerSpec, signal: &SignalConfig) -> Result<BuiltController, String> {
     let info = lookup(&spec.name)?;
+    if info.stack == Stack::Quiche {
+        return Err(format!(
+            "controller `{}` runs in quiche, not in quinn: it has no quinn controller factory",
+            info.name
+        ));
+    }
     let mut values = Settings::new(info, &spec.settings)?;
     let built = match info.name {
         "newreno" => quinn_controller(newreno(&mut values)?),
@@ -383,6 +449,12 @@ impl<'a> Settings<'a> {
     ) -> Result<Self, String> {
         for key in values.keys() {
             if !info.knobs.iter().any(|k| k.name == key) {
+                if info.knobs.is_empty() {
+                    return Err(format!(
+                        "controller `{}` has no knob `{key}` (it has no knobs)",
+                        info.name
+                    ));
+                }
                 let knobs: Vec<&str> = info.knobs.iter().map(|k| k.name).collect();
                 return Err(format!(
                     "controller `{}` has no knob `{key}` (knobs: {})",
@@ -611,7 +683,10 @@ mod tests {
     #[test]
     fn every_registered_controller_builds_with_defaults() {
         for info in registry() {
-            build(&spec(info.name, &[]), &SignalConfig::default()).unwrap();
+            validate(&spec(info.name, &[])).unwrap();
+            if info.stack == Stack::Quinn {
+                build(&spec(info.name, &[]), &SignalConfig::default()).unwrap();
+            }
         }
     }
 
@@ -643,6 +718,12 @@ mod tests {
             err.contains("unknown controller `vegas`") && err.contains("karak"),
             "{err}"
         );
+        let err = validate(&spec("quiche-cubic", &[])).map_or_else(|e| e, |()| String::new());
+        if stack::QUICHE_AVAILABLE {
+            assert!(err.is_empty(), "{err}");
+        } else {
+            assert!(err.contains("`quiche` feature"), "{err}");
+        }
         assert!(
             validate(&spec(
                 "abra",

@@ -14,7 +14,9 @@
 //! - [`report`]: table, JSON, CSV and SVG plots;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`merge`]: combining
 //!   shard outputs;
-//! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes.
+//! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
+//! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
+//!   (cargo feature `quiche`, off by default; real time only).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
@@ -28,9 +30,11 @@ pub mod metrics;
 pub mod presets;
 pub mod probe;
 pub mod qlog;
+pub mod quiche_run;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod stack;
 pub mod sweep;
 pub mod tomldoc;
 pub mod units;

@@ -5,6 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::probe::WindowPoint;
+use crate::stack::Stack;
 
 /// Congestion events by cc-core loss-signal class (ports only).
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -83,15 +84,21 @@ pub struct FlowMetrics {
     pub datagrams_sent: u64,
     /// UDP payload bytes the client sent.
     pub udp_bytes_sent: u64,
-    /// Packets quinn sent on the path (`PathStats::sent_packets`).
+    /// Packets the sender sent (quinn `PathStats::sent_packets`, quiche `Stats::sent`).
     pub packets_sent: u64,
-    /// Packets quinn declared lost (`PathStats::lost_packets`); quinn 0.11 has no separate
-    /// retransmission counter: it re-sends the retransmittable frames of each lost packet.
+    /// Packets the sender declared lost (quinn `PathStats::lost_packets`, quiche
+    /// `Stats::lost`); quinn 0.11 has no separate retransmission counter: it re-sends the
+    /// retransmittable frames of each lost packet.
     pub packets_lost: u64,
-    /// Bytes quinn declared lost.
+    /// Bytes the sender declared lost.
     pub bytes_lost: u64,
-    /// quinn's congestion events (`PathStats::congestion_events`).
-    pub congestion_events: u64,
+    /// quinn's congestion events (`PathStats::congestion_events`; `None` for a quiche sender,
+    /// which does not count them).
+    pub congestion_events: Option<u64>,
+    /// Packets sent carrying retransmitted data (quiche `Stats::retrans`; `None` for a quinn
+    /// sender, which has no such counter).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub packets_retransmitted: Option<u64>,
     /// Congestion events by loss-signal class (ports only).
     pub signals: Option<SignalCounts>,
     /// Median RTT sample, milliseconds (`None` without samples).
@@ -145,8 +152,18 @@ pub struct RunResult {
     pub controller: String,
     /// The seed.
     pub seed: u64,
-    /// False when the controller's runs cannot be reproduced from the seed.
+    /// False when the controller's runs cannot be reproduced from the seed (always for runs
+    /// involving quiche).
     pub reproducible: bool,
+    /// Virtual or real time (real-time runs are not bit-reproducible).
+    #[serde(default)]
+    pub clock: netsim::Clock,
+    /// The sender's QUIC stack.
+    #[serde(default)]
+    pub sender: Stack,
+    /// The receiver's QUIC stack.
+    #[serde(default)]
+    pub receiver: Stack,
     /// Measurement window, seconds of link time.
     pub window_s: f64,
     /// Sum of the flows' delivered bytes.

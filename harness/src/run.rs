@@ -45,6 +45,8 @@ struct Identity<'a> {
     flow_stagger: Duration,
     transport: &'a crate::scenario::TransportSettings,
     clock: netsim::Clock,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receiver: Option<crate::stack::Stack>,
     controller: &'a ControllerSpec,
     seed: u64,
 }
@@ -68,6 +70,7 @@ impl RunSpec {
             flow_stagger: s.flow_stagger,
             transport: &s.transport,
             clock: s.clock,
+            receiver: s.receiver,
             controller: &self.controller,
             seed: self.seed,
         };
@@ -100,7 +103,15 @@ pub fn execute(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     let runtime = netsim::sim::build_runtime(spec.scenario.clock).map_err(|e| {
         HarnessError::run_failed(format!("{}: cannot start a runtime: {e}", name()))
     })?;
-    let result = runtime.block_on(run_async(spec, options));
+    let result = runtime.block_on(async {
+        let info = controllers::lookup(&spec.controller.name)?;
+        let (sender, receiver) = crate::stack::ends(info.stack, spec.scenario.receiver);
+        if crate::stack::involves_quiche(sender, receiver) {
+            crate::quiche_run::run(spec, options, sender, receiver).await
+        } else {
+            run_async(spec, options).await
+        }
+    });
     drop(runtime);
     result.map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))
 }
@@ -244,6 +255,9 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         controller: spec.controller.label(),
         seed: spec.seed,
         reproducible: info.reproducible,
+        clock: scenario.clock,
+        sender: crate::stack::Stack::Quinn,
+        receiver: crate::stack::Stack::Quinn,
         window_s,
         bytes_delivered,
         goodput_bps: per_second(bytes_delivered),
@@ -252,24 +266,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             .then(|| bytes_delivered as f64 / data.capacity_bytes),
         jain: jain(&goodputs),
         signals: if info.port { signals } else { None },
-        link: LinkSummary {
-            elapsed_s: data.elapsed_seconds,
-            up_fraction: if data.elapsed_seconds > 0.0 {
-                data.up_seconds / data.elapsed_seconds
-            } else {
-                0.0
-            },
-            capacity_bps: if data.elapsed_seconds > 0.0 {
-                data.capacity_bytes * 8.0 / data.elapsed_seconds
-            } else {
-                0.0
-            },
-            dropped_error: data.dropped.error.datagrams,
-            dropped_breakage: data.dropped.breakage.datagrams,
-            dropped_queue: data.dropped.queue.datagrams,
-            dropped_mtu: data.dropped.mtu.datagrams,
-            offered: data.offered.datagrams,
-        },
+        link: link_summary(data),
         flows: flow_metrics,
     };
     tracing::info!(
@@ -284,7 +281,29 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     Ok(result)
 }
 
-fn unconnected_flow(index: u32) -> FlowMetrics {
+/// The data direction's accounting as a [`LinkSummary`].
+pub(crate) fn link_summary(data: &netsim::DirectionAccounting) -> LinkSummary {
+    LinkSummary {
+        elapsed_s: data.elapsed_seconds,
+        up_fraction: if data.elapsed_seconds > 0.0 {
+            data.up_seconds / data.elapsed_seconds
+        } else {
+            0.0
+        },
+        capacity_bps: if data.elapsed_seconds > 0.0 {
+            data.capacity_bytes * 8.0 / data.elapsed_seconds
+        } else {
+            0.0
+        },
+        dropped_error: data.dropped.error.datagrams,
+        dropped_breakage: data.dropped.breakage.datagrams,
+        dropped_queue: data.dropped.queue.datagrams,
+        dropped_mtu: data.dropped.mtu.datagrams,
+        offered: data.offered.datagrams,
+    }
+}
+
+pub(crate) fn unconnected_flow(index: u32) -> FlowMetrics {
     FlowMetrics {
         flow: index,
         connected_s: None,
@@ -297,7 +316,8 @@ fn unconnected_flow(index: u32) -> FlowMetrics {
         packets_sent: 0,
         packets_lost: 0,
         bytes_lost: 0,
-        congestion_events: 0,
+        congestion_events: None,
+        packets_retransmitted: None,
         signals: None,
         rtt_p50_ms: None,
         rtt_p95_ms: None,
@@ -349,7 +369,7 @@ fn flow_metrics_of(
     metrics.packets_sent = stats.path.sent_packets;
     metrics.packets_lost = stats.path.lost_packets;
     metrics.bytes_lost = stats.path.lost_bytes;
-    metrics.congestion_events = stats.path.congestion_events;
+    metrics.congestion_events = Some(stats.path.congestion_events);
     if let Ok(probe) = client.congestion_state().into_any().downcast::<Probe>() {
         let handle = probe.observer().recording();
         metrics.signals =

@@ -12,7 +12,9 @@
 //! seeds = 3                       # 1, 2, 3; or a list: seeds = [7, 8]
 //! flows = 1                       # concurrent connections sharing the path (1 to 64)
 //! flow_stagger = "0s"             # flow i starts i x flow_stagger after flow 0
-//! clock = "virtual"               # or "real"
+//! clock = "virtual"               # or "real" (required for runs involving quiche)
+//! receiver = "quiche"             # the receiver's stack, "quinn" or "quiche" (`quiche` feature);
+//!                                 # default: the sender's (quiche-* send from quiche)
 //!
 //! [transfer]                      # either duration (default 60 s) or bytes
 //! duration = "60s"                # each flow sends for this long; goodput counts bytes by then
@@ -53,6 +55,7 @@ use toml::{Table, Value};
 
 use crate::controllers::{self, ControllerSpec};
 use crate::error::{HarnessError, Result};
+use crate::stack::{self, Stack};
 use crate::tomldoc::{self, split_path};
 
 /// Default transfer duration when a file gives neither `duration` nor `bytes`.
@@ -75,6 +78,7 @@ struct ScenarioFile {
     #[serde(default, with = "crate::units::opt_duration")]
     flow_stagger: Option<Duration>,
     clock: Option<Clock>,
+    receiver: Option<Stack>,
     #[serde(default)]
     transfer: TransferSection,
     #[serde(default)]
@@ -194,6 +198,9 @@ pub struct Scenario {
     pub transport: TransportSettings,
     /// Virtual or real time.
     pub clock: Clock,
+    /// The receiver's stack (`None`: the sender's stack).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub receiver: Option<Stack>,
 }
 
 /// A grid: scenarios x controllers x seeds.
@@ -327,6 +334,8 @@ pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
         .name
         .clone()
         .unwrap_or_else(|| source.default_name.clone());
+    let controllers = ctx.controllers(&file.controllers)?;
+    ctx.check_stacks(&points, &controllers)?;
     Ok(Grid {
         description: file.description.clone().unwrap_or_default(),
         paper: file.paper.clone(),
@@ -340,7 +349,7 @@ pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
                 p
             })
             .collect(),
-        controllers: ctx.controllers(&file.controllers)?,
+        controllers,
         seeds: ctx.seeds(file.seeds.as_ref())?,
         name,
     })
@@ -594,6 +603,12 @@ impl Context<'_> {
         signal
             .time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
+        if file.receiver == Some(Stack::Quiche) && !stack::QUICHE_AVAILABLE {
+            return Err(self.field_error(
+                "receiver",
+                stack::unavailable("a quiche receiver (receiver = \"quiche\")"),
+            ));
+        }
         Ok(Scenario {
             point: labels.join(" "),
             params,
@@ -607,7 +622,57 @@ impl Context<'_> {
                 time_threshold,
             },
             clock: file.clock.unwrap_or_default(),
+            receiver: file.receiver,
         })
+    }
+
+    /// Refuses runs with a quiche end that cannot work: virtual time (quiche reads the system
+    /// clock), several flows (one connection per run), quinn's loss thresholds on a quiche
+    /// sender (quiche's are fixed).
+    fn check_stacks(&self, points: &[Scenario], specs: &[ControllerSpec]) -> Result<()> {
+        for point in points {
+            for spec in specs {
+                let info = controllers::lookup(&spec.name)
+                    .map_err(|e| self.field_error("controllers.select", e))?;
+                let (sender, receiver) = stack::ends(info.stack, point.receiver);
+                if !stack::involves_quiche(sender, receiver) {
+                    continue;
+                }
+                let label = spec.label();
+                if point.clock == Clock::Virtual {
+                    return Err(self.field_error(
+                        "clock",
+                        stack::virtual_time_refused(&label, sender, receiver),
+                    ));
+                }
+                if point.flows != 1 {
+                    return Err(self.field_error(
+                        "flows",
+                        format!(
+                            "flows = {}: a run involving quiche (controller `{label}`, {sender} \
+                             sender -> {receiver} receiver) carries one flow; use flows = 1 \
+                             (--flows 1)",
+                            point.flows
+                        ),
+                    ));
+                }
+                let default_time = 9.0_f32 / 8.0;
+                if sender == Stack::Quiche
+                    && (point.transport.packet_threshold != 3
+                        || (point.transport.time_threshold - default_time).abs() > f32::EPSILON)
+                {
+                    return Err(self.field_error(
+                        "transport.packet_threshold",
+                        format!(
+                            "transport.packet_threshold / time_threshold: controller `{label}` \
+                             sends from quiche, whose loss thresholds are fixed (3 packets, \
+                             9/8 RTT); leave them at 3 and 1.125 for quiche senders"
+                        ),
+                    ));
+                }
+            }
+        }
+        Ok(())
     }
 
     fn controllers(&self, section: &ControllersSection) -> Result<Vec<ControllerSpec>> {

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
-const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined";
+const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted";
 
 fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
@@ -16,8 +16,19 @@ fn quote(field: &str) -> String {
     }
 }
 
+fn opt_count(value: Option<u64>) -> String {
+    value.map(|v| v.to_string()).unwrap_or_default()
+}
+
 fn opt(value: Option<f64>) -> String {
     value.map(|v| v.to_string()).unwrap_or_default()
+}
+
+fn clock_name(clock: netsim::Clock) -> &'static str {
+    match clock {
+        netsim::Clock::Virtual => "virtual",
+        netsim::Clock::Real => "real",
+    }
 }
 
 /// The CSV text.
@@ -32,7 +43,7 @@ pub fn render(runs: &[RunResult]) -> String {
             };
             let _ = writeln!(
                 out,
-                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
+                "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 run.run_id,
                 quote(&run.grid),
                 quote(&run.point),
@@ -54,7 +65,7 @@ pub fn render(runs: &[RunResult]) -> String {
                 flow.packets_sent,
                 flow.packets_lost,
                 flow.bytes_lost,
-                flow.congestion_events,
+                opt_count(flow.congestion_events),
                 opt(flow.rtt_p50_ms),
                 opt(flow.rtt_p95_ms),
                 opt(flow.slow_start_s),
@@ -64,6 +75,10 @@ pub fn render(runs: &[RunResult]) -> String {
                 sig(|s| s.persistent),
                 sig(|s| s.ecn),
                 sig(|s| s.undetermined),
+                clock_name(run.clock),
+                run.sender,
+                run.receiver,
+                opt_count(flow.packets_retransmitted),
             );
         }
     }

@@ -86,6 +86,15 @@ pub struct SummaryRow {
     pub signals: Option<[f64; 5]>,
     /// False when a run of this row cannot be reproduced from its seed.
     pub reproducible: bool,
+    /// The runs' clock (real-time rows are marked in the table).
+    #[serde(default)]
+    pub clock: netsim::Clock,
+    /// The sender's QUIC stack.
+    #[serde(default)]
+    pub sender: crate::stack::Stack,
+    /// The receiver's QUIC stack.
+    #[serde(default)]
+    pub receiver: crate::stack::Stack,
 }
 
 /// Groups `results` by point and controller (in `meta`'s orders) and computes the rows.
@@ -159,6 +168,9 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 jain: spread(&|r| Some(r.jain)).unwrap_or(goodput),
                 signals,
                 reproducible: runs.iter().all(|r| r.reproducible),
+                clock: first.clock,
+                sender: first.sender,
+                receiver: first.receiver,
             });
         }
     }

@@ -3,10 +3,33 @@
 
 use std::fmt::Write;
 
+use netsim::Clock;
+
 use super::{ReportMeta, SummaryRow};
+use crate::stack::Stack;
 
 fn mbps(bps: f64) -> String {
     format!("{:.3}", bps / 1e6)
+}
+
+/// The controller cell: the label, the stacks when not quinn to quinn, `real time` for
+/// wall-clock runs, `(*)` for other non-reproducible rows.
+fn controller_cell(row: &SummaryRow) -> String {
+    let mut notes = Vec::new();
+    if (row.sender, row.receiver) != (Stack::Quinn, Stack::Quinn) {
+        notes.push(format!("{}->{}", row.sender, row.receiver));
+    }
+    if row.clock == Clock::Real {
+        notes.push("real time".to_owned());
+    }
+    let mut cell = row.controller.clone();
+    if !notes.is_empty() {
+        cell = format!("{cell} ({})", notes.join(", "));
+    }
+    if !row.reproducible && row.clock != Clock::Real {
+        cell.push_str(" (*)");
+    }
+    cell
 }
 
 /// Renders the table (plain text, fixed-width columns).
@@ -54,11 +77,7 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
                 )
             })
             .unwrap_or_else(|| "-".into());
-        let controller = if row.reproducible {
-            row.controller.clone()
-        } else {
-            format!("{} (*)", row.controller)
-        };
+        let controller = controller_cell(row);
         table.push(vec![
             row.point.clone(),
             controller,
@@ -108,7 +127,16 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
         last_point = Some(&row.point);
         let _ = writeln!(out, "{}", fmt_line(line));
     }
-    if rows.iter().any(|r| !r.reproducible) {
+    if rows.iter().any(|r| r.clock == Clock::Real) {
+        let _ = writeln!(
+            out,
+            "real time: run on the wall clock, not bit-reproducible (quiche reads the system clock; its TLS RNG is BoringSSL's)"
+        );
+    }
+    if rows
+        .iter()
+        .any(|r| !r.reproducible && r.clock != Clock::Real)
+    {
         let _ = writeln!(
             out,
             "(*) not reproducible from the seed (draws from an unseeded RNG)"
