@@ -2,9 +2,9 @@
 //! controllers receive, with the arguments, and keeps copies of quinn's `RttEstimator`.
 
 use crate::event::{Event, RttReading, nanos};
+use cc_core::{Observed, Observer};
 use quinn_proto::RttEstimator;
-use quinn_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
-use std::any::Any;
+use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
@@ -99,19 +99,21 @@ impl<F: ControllerFactory + Send + Sync + 'static> ControllerFactory for Recordi
             });
             log.traces.len() - 1
         };
-        Box::new(Recorder {
-            inner: self.inner.clone().build(now, current_mtu),
-            origin: now,
-            trace,
-            last_rtt: None,
-            log: self.log.clone(),
-        })
+        let inner = self.inner.clone().build(now, current_mtu);
+        Box::new(Observed::new(
+            inner,
+            Recorder {
+                origin: now,
+                trace,
+                last_rtt: None,
+                log: self.log.clone(),
+            },
+        ))
     }
 }
 
-/// One recording controller.
+/// Records one controller's callbacks into its trace in the shared log.
 struct Recorder {
-    inner: Box<dyn Controller>,
     /// `now` at build: time zero of the trace.
     origin: Instant,
     /// Index of this controller's trace in the log.
@@ -121,14 +123,31 @@ struct Recorder {
     log: Arc<Mutex<RecordLog>>,
 }
 
+impl Clone for Recorder {
+    /// A clone (quinn's `clone_box`) records into a trace of its own, starting at the clone.
+    fn clone(&self) -> Self {
+        let trace = {
+            let mut log = lock(&self.log);
+            log.traces.push(Trace::default());
+            log.traces.len() - 1
+        };
+        Self {
+            origin: self.origin,
+            trace,
+            last_rtt: None,
+            log: self.log.clone(),
+        }
+    }
+}
+
 impl Recorder {
     fn offset(&self, t: Instant) -> u64 {
         nanos(t.saturating_duration_since(self.origin))
     }
 
     /// Logs a callback that has just been forwarded, with the window it left.
-    fn push(&self, event: Event) {
-        let window = self.inner.window();
+    fn push(&self, controller: &dyn Controller, event: Event) {
+        let window = controller.window();
         if let Some(trace) = lock(&self.log).traces.get_mut(self.trace) {
             trace.events.push(event);
             trace.windows.push(window);
@@ -136,24 +155,23 @@ impl Recorder {
     }
 }
 
-impl Controller for Recorder {
-    fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
-        self.inner.on_sent(now, bytes, last_packet_number);
-        self.push(Event::Sent {
-            at: self.offset(now),
-            bytes,
-            last_pn: last_packet_number,
-        });
+impl Observer for Recorder {
+    fn sent(&mut self, controller: &dyn Controller, now: Instant, bytes: u64, last_pn: u64) {
+        let at = self.offset(now);
+        self.push(controller, Event::Sent { at, bytes, last_pn });
     }
 
-    fn on_ack(
+    fn ack(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
         sent: Instant,
         bytes: u64,
         app_limited: bool,
         rtt: &RttEstimator,
     ) {
+        // The estimator the controller was handed, logged ahead of the acknowledgement (the
+        // replay hands it over in that order).
         let reading = RttReading::of(rtt);
         if self.last_rtt != Some(reading) {
             self.last_rtt = Some(reading);
@@ -162,83 +180,50 @@ impl Controller for Recorder {
                 trace.estimators.push((reading, *rtt));
             }
         }
-        self.inner.on_ack(now, sent, bytes, app_limited, rtt);
-        self.push(Event::Ack {
+        let event = Event::Ack {
             at: self.offset(now),
             sent: self.offset(sent),
             bytes,
             app_limited,
-        });
+        };
+        self.push(controller, event);
     }
 
-    fn on_end_acks(
+    fn end_acks(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
         in_flight: u64,
         app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
+        largest_acked: Option<u64>,
     ) {
-        self.inner
-            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
-        self.push(Event::EndAcks {
+        let event = Event::EndAcks {
             at: self.offset(now),
             in_flight,
             app_limited,
-            largest_acked: largest_packet_num_acked,
-        });
+            largest_acked,
+        };
+        self.push(controller, event);
     }
 
-    fn on_congestion_event(
+    fn congestion_event(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
         sent: Instant,
-        is_persistent_congestion: bool,
+        persistent: bool,
         lost_bytes: u64,
     ) {
-        self.inner
-            .on_congestion_event(now, sent, is_persistent_congestion, lost_bytes);
-        self.push(Event::Congestion {
+        let event = Event::Congestion {
             at: self.offset(now),
             sent: self.offset(sent),
-            persistent: is_persistent_congestion,
+            persistent,
             lost_bytes,
-        });
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        self.inner.on_mtu_update(new_mtu);
-        self.push(Event::Mtu { mtu: new_mtu });
-    }
-
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        // A clone records into a trace of its own, starting at the clone.
-        let trace = {
-            let mut log = lock(&self.log);
-            log.traces.push(Trace::default());
-            log.traces.len() - 1
         };
-        Box::new(Recorder {
-            inner: self.inner.clone_box(),
-            origin: self.origin,
-            trace,
-            last_rtt: None,
-            log: self.log.clone(),
-        })
+        self.push(controller, event);
     }
 
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
+    fn mtu_update(&mut self, controller: &dyn Controller, mtu: u16) {
+        self.push(controller, Event::Mtu { mtu });
     }
 }
