@@ -1,0 +1,250 @@
+//! Runs with a quiche end (feature `quiche`): one verified transfer through `quiche-peer`, its
+//! `TransferReport` mapped onto the harness's metrics.
+//!
+//! What differs from quinn-to-quinn runs (see README.md, "quiche"):
+//!
+//! - real time only (the scenario check refuses virtual time before anything runs), one flow;
+//! - RTT p50 / p95: the sender's smoothed RTT sampled every 10 ms (quiche-peer samples both
+//!   stacks that way: neither exposes per-ACK samples through its public API), not the per-ACK
+//!   latest RTT the probe records for quinn-to-quinn runs;
+//! - loss-signal classes, time in slow start and the window trace: absent (quiche-peer owns
+//!   the connections, so the harness's recording controller wrapper is not in the loop);
+//! - `packets_retransmitted` from quiche's `Stats::retrans` (quiche senders only);
+//!   `congestion_events` for quinn senders only;
+//! - qlog: written for quinn senders only (quiche's own qlog is not wired in).
+
+use crate::run::{RunOptions, RunSpec};
+use crate::stack::Stack;
+
+#[cfg(feature = "quiche")]
+mod imp {
+    use std::sync::Arc;
+    use std::time::Duration;
+
+    use quiche_peer::{Amount, PeerConfig, QuicheCc, QuicheSettings, TransferReport, TransferSpec};
+    use quinn::TransportConfig;
+
+    use crate::controllers;
+    use crate::metrics::{FlowMetrics, RunResult};
+    use crate::run::{RunOptions, RunSpec, link_summary, unconnected_flow};
+    use crate::scenario::{Scenario, Transfer};
+    use crate::stack::Stack;
+
+    /// quinn's idle timeout as the scenario sets it (`None`: off).
+    fn quinn_idle(scenario: &Scenario) -> Result<Option<quinn::IdleTimeout>, String> {
+        scenario
+            .transport
+            .idle_timeout
+            .map(|d| {
+                quinn::IdleTimeout::try_from(d)
+                    .map_err(|_| format!("idle timeout {d:?} is too large for quinn"))
+            })
+            .transpose()
+    }
+
+    /// quiche's idle timeout: the scenario's, or for "off" the run's own bound (quiche needs a
+    /// non-zero value; the run ends by then anyway).
+    fn quiche_idle(scenario: &Scenario) -> Duration {
+        scenario
+            .transport
+            .idle_timeout
+            .unwrap_or(match scenario.transfer {
+                Transfer::Duration(d) => d,
+                Transfer::Bytes { timeout, .. } => timeout,
+            })
+            .max(Duration::from_millis(1))
+    }
+
+    fn sender_peer(spec: &RunSpec, options: &RunOptions) -> Result<PeerConfig, String> {
+        let scenario = &spec.scenario;
+        let info = controllers::lookup(&spec.controller.name)?;
+        if info.stack == Stack::Quiche {
+            let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
+            return Ok(PeerConfig::Quiche(cc));
+        }
+        let mut signal = cc_core::SignalConfig::default();
+        signal
+            .packet_threshold(scenario.transport.packet_threshold)
+            .and_then(|s| s.time_threshold(scenario.transport.time_threshold))
+            .map_err(|e| e.to_string())?;
+        let built = controllers::build(&spec.controller, &signal)?;
+        let mut transport = TransportConfig::default();
+        transport
+            .congestion_controller_factory(built.factory)
+            .max_idle_timeout(quinn_idle(scenario)?)
+            .packet_threshold(scenario.transport.packet_threshold)
+            .time_threshold(scenario.transport.time_threshold);
+        if let Some(dir) = &options.qlog_dir {
+            let epoch = tokio::time::Instant::now().into_std();
+            crate::qlog::attach(&mut transport, dir, spec, epoch)?;
+        }
+        Ok(PeerConfig::quinn(
+            spec.controller.label(),
+            Arc::new(transport),
+        ))
+    }
+
+    fn receiver_peer(
+        scenario: &Scenario,
+        stack: Stack,
+        sender: &PeerConfig,
+    ) -> Result<PeerConfig, String> {
+        Ok(match stack {
+            // The receiver's controller only paces its acks; a quiche receiver runs the quiche
+            // sender's controller, or quiche's default (CUBIC) behind a quinn sender.
+            Stack::Quiche => PeerConfig::Quiche(match sender {
+                PeerConfig::Quiche(cc) => *cc,
+                PeerConfig::Quinn { .. } => QuicheCc::Cubic,
+            }),
+            Stack::Quinn => {
+                let mut transport = TransportConfig::default();
+                transport.max_idle_timeout(quinn_idle(scenario)?);
+                PeerConfig::quinn("quinn", Arc::new(transport))
+            }
+        })
+    }
+
+    /// Runs `spec` through quiche-peer on the current (real-time) runtime.
+    pub(super) async fn run(
+        spec: &RunSpec,
+        options: &RunOptions,
+        receiver: Stack,
+    ) -> Result<RunResult, String> {
+        let scenario = &spec.scenario;
+        quiche_peer::check_clock(scenario.clock).map_err(|e| e.to_string())?;
+        if scenario.flows != 1 {
+            return Err(format!(
+                "flows = {}: a run involving quiche carries one flow",
+                scenario.flows
+            ));
+        }
+        let sender = sender_peer(spec, options)?;
+        let receiver = receiver_peer(scenario, receiver, &sender)?;
+        let amount = match scenario.transfer {
+            Transfer::Duration(d) => Amount::Duration(d),
+            Transfer::Bytes { bytes, timeout } => Amount::Bytes { bytes, timeout },
+        };
+        let transfer = TransferSpec {
+            link: scenario.link.clone(),
+            seed: spec.seed,
+            sender,
+            receiver,
+            amount,
+            quiche: QuicheSettings {
+                max_idle_timeout: quiche_idle(scenario),
+                ..QuicheSettings::default()
+            },
+        };
+        let report = transfer.run().await.map_err(|e| e.to_string())?;
+        if !report.intact {
+            return Err(match report.first_mismatch {
+                Some(at) => {
+                    format!("integrity failure in flow 0: byte {at} differs from what was sent")
+                }
+                None => format!(
+                    "integrity failure in flow 0: {} of {} bytes delivered",
+                    report.bytes_delivered,
+                    report.bytes_expected.unwrap_or(report.bytes_delivered)
+                ),
+            });
+        }
+        Ok(result_of(spec, &report))
+    }
+
+    fn flow_of(scenario: &Scenario, report: &TransferReport) -> FlowMetrics {
+        let stats = &report.sender_stats;
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mut flow = unconnected_flow(0);
+        flow.connected_s = report.connected_after.map(|d| d.as_secs_f64());
+        flow.finished_s = match scenario.transfer {
+            Transfer::Bytes { .. } => Some(report.elapsed.as_secs_f64()),
+            Transfer::Duration(_) => None,
+        };
+        flow.bytes_delivered = report.bytes_delivered;
+        flow.goodput_bps = report.goodput_bps;
+        flow.throughput_bps = report.throughput_bps;
+        flow.datagrams_sent = stats.datagrams_sent;
+        flow.udp_bytes_sent = stats.udp_bytes_sent;
+        flow.packets_sent = stats.packets_sent;
+        flow.packets_lost = stats.packets_lost;
+        flow.bytes_lost = stats.bytes_lost;
+        flow.congestion_events = stats.congestion_events;
+        flow.packets_retransmitted = stats.packets_retransmitted;
+        flow.rtt_p50_ms = stats.rtt_p50.map(ms);
+        flow.rtt_p95_ms = stats.rtt_p95.map(ms);
+        flow.rtt_samples = stats.rtt_samples;
+        flow
+    }
+
+    fn result_of(spec: &RunSpec, report: &TransferReport) -> RunResult {
+        let scenario = &spec.scenario;
+        let data = &report.accounting.a_to_b;
+        RunResult {
+            run_id: spec.run_id(),
+            index: spec.index,
+            grid: spec.grid.clone(),
+            point: scenario.point.clone(),
+            params: scenario.params.clone(),
+            controller: spec.controller.label(),
+            seed: spec.seed,
+            reproducible: false,
+            clock: report.clock,
+            sender: stack_of(report.sender),
+            receiver: stack_of(report.receiver),
+            window_s: report.elapsed.as_secs_f64(),
+            bytes_delivered: report.bytes_delivered,
+            goodput_bps: report.goodput_bps,
+            throughput_bps: report.throughput_bps,
+            utilization: (data.capacity_bytes > 0.0)
+                .then(|| report.bytes_delivered as f64 / data.capacity_bytes),
+            jain: 1.0,
+            signals: None,
+            link: link_summary(data),
+            flows: vec![flow_of(scenario, report)],
+        }
+    }
+
+    fn stack_of(stack: quiche_peer::Stack) -> Stack {
+        match stack {
+            quiche_peer::Stack::Quiche => Stack::Quiche,
+            quiche_peer::Stack::Quinn => Stack::Quinn,
+        }
+    }
+}
+
+/// Runs `spec`, whose sender or receiver is quiche, on the current runtime (real time).
+#[cfg(feature = "quiche")]
+pub async fn run(
+    spec: &RunSpec,
+    options: &RunOptions,
+    _sender: Stack,
+    receiver: Stack,
+) -> Result<crate::metrics::RunResult, String> {
+    let result = imp::run(spec, options, receiver).await?;
+    tracing::info!(
+        target: "harness",
+        run_id = %result.run_id,
+        controller = %result.controller,
+        sender = %result.sender,
+        receiver = %result.receiver,
+        seed = result.seed,
+        goodput_bps = result.goodput_bps,
+        "quiche run finished (real time)"
+    );
+    Ok(result)
+}
+
+/// Without the `quiche` feature a run with a quiche end cannot run (the scenario check refuses
+/// it before any run starts; this is the same message should a run get here).
+#[cfg(not(feature = "quiche"))]
+pub async fn run(
+    spec: &RunSpec,
+    _options: &RunOptions,
+    sender: Stack,
+    receiver: Stack,
+) -> Result<crate::metrics::RunResult, String> {
+    Err(crate::stack::unavailable(&format!(
+        "controller `{}` ({sender} sender -> {receiver} receiver)",
+        spec.controller.label()
+    )))
+}
