@@ -2,8 +2,8 @@
 //! PETRA as the sender's controller. The bytes are verified by the receiver.
 
 use cc_core::testing::{ProbeFactory, ProbeLog};
-use netsim::quinn_pair::QuinnPair;
-use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate, virtual_runtime};
+use netsim::quinn_pair::transfer_with_controller;
+use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -23,17 +23,8 @@ fn link(per: f64) -> LinkConfig {
 
 fn transfer(per: f64, bytes: u64, seed: u64) -> (netsim::quinn_pair::TransferReport, ProbeLog) {
     let factory = Arc::new(ProbeFactory::new(cc_petra::PetraConfig::default()));
-    let runtime = virtual_runtime().expect("runtime");
-    let report = runtime
-        .block_on(async {
-            let mut transport = quinn::TransportConfig::default();
-            transport.congestion_controller_factory(factory.clone());
-            let pair = QuinnPair::builder(link(per), seed)
-                .client_transport(Arc::new(transport))
-                .build()?;
-            pair.transfer(bytes).await
-        })
-        .expect("transfer");
+    let report =
+        transfer_with_controller(link(per), seed, factory.clone(), bytes).expect("transfer");
     let log = factory.log();
     eprintln!(
         "per {per}: elapsed {:?}, lost {}, {log:?}",

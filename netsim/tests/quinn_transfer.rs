@@ -75,3 +75,29 @@ fn caller_transport_config_is_used() {
         "narrow {narrow:?}, wide {wide:?}"
     );
 }
+
+#[test]
+fn transfer_with_controller_installs_the_clients_controller() {
+    use netsim::quinn_pair::transfer_with_controller;
+    // A clean 10 Mb/s, 100 ms RTT path: 1 MB takes several round trips of slow start. Starting
+    // from a 2-datagram window instead of quinn's default (14720 bytes) costs about
+    // log2(14720 / 2400) = 2.6 extra round trips: the controller passed in is the one that ran.
+    let link = LinkConfig::symmetric(DirectionConfig {
+        rate: Rate::from_mbps(10),
+        delay: Duration::from_millis(50),
+        ..DirectionConfig::default()
+    });
+    let mut small = quinn::congestion::NewRenoConfig::default();
+    small.initial_window(2400);
+    let big = quinn::congestion::NewRenoConfig::default();
+    let slow = transfer_with_controller(link.clone(), 3, Arc::new(small), 1_000_000).unwrap();
+    let fast = transfer_with_controller(link, 3, Arc::new(big), 1_000_000).unwrap();
+    assert!(slow.intact && fast.intact);
+    assert_eq!(slow.bytes_received, 1_000_000);
+    assert!(
+        slow.elapsed > fast.elapsed,
+        "initial window 2 datagrams: {:?}, default: {:?}",
+        slow.elapsed,
+        fast.elapsed
+    );
+}

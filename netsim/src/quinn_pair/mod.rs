@@ -29,7 +29,7 @@ mod tls;
 mod transfer;
 
 pub use tls::SERVER_NAME;
-pub use transfer::{StreamPattern, TransferReport};
+pub use transfer::{StreamPattern, TransferReport, transfer_with_controller};
 
 use std::net::SocketAddr;
 use std::sync::Arc;

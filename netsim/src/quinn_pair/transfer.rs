@@ -133,6 +133,26 @@ impl QuinnPair {
     }
 }
 
+/// Sends `bytes` client -> server over a fresh [`QuinnPair`] on `link`, in virtual time on a
+/// runtime of its own, with `controller` as the client's congestion controller (quinn's
+/// defaults otherwise); the server checks every byte. The one-call form for controller tests.
+pub fn transfer_with_controller(
+    link: crate::LinkConfig,
+    seed: u64,
+    controller: std::sync::Arc<dyn quinn::congestion::ControllerFactory + Send + Sync>,
+    bytes: u64,
+) -> Result<TransferReport, QuinnPairError> {
+    let mut transport = quinn::TransportConfig::default();
+    transport.congestion_controller_factory(controller);
+    crate::virtual_runtime()?.block_on(async {
+        QuinnPair::builder(link, seed)
+            .client_transport(std::sync::Arc::new(transport))
+            .build()?
+            .transfer(bytes)
+            .await
+    })
+}
+
 /// Client side: writes the pattern, finishes, and waits until the server has acknowledged it.
 async fn send(
     connection: &Connection,
