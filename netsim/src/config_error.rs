@@ -34,7 +34,7 @@ pub enum ConfigError {
 
 impl ConfigError {
     /// An out-of-range error for `field`.
-    pub(crate) fn out_of_range(
+    pub fn out_of_range(
         field: impl Into<String>,
         value: impl std::fmt::Display,
         allowed: impl Into<String>,
@@ -47,7 +47,7 @@ impl ConfigError {
     }
 
     /// An invalid-value error for `field`.
-    pub(crate) fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
+    pub fn invalid(field: impl Into<String>, reason: impl Into<String>) -> Self {
         Self::Invalid {
             field: field.into(),
             reason: reason.into(),

@@ -60,5 +60,8 @@ pub use path::{
     MobilityConfig, OnOffConfig, PathModelConfig, PathState, RoutePolicy, TraceConfig,
     TraceSchedule,
 };
-pub use sim::{Clock, Side, SimLink, SimSocket, TimelineEntry, real_runtime, virtual_runtime};
+pub use sim::{
+    Clock, Medium, MediumDelivery, Offered, Side, SimLink, SimSocket, TimelineEntry, real_runtime,
+    virtual_runtime,
+};
 pub use units::Rate;

@@ -189,19 +189,21 @@ pub fn format_duration(duration: Duration) -> String {
 }
 
 /// Serde adapter for [`Duration`] fields: `#[serde(with = "crate::units::serde_duration")]`.
-pub(crate) mod serde_duration {
+pub mod serde_duration {
     use super::{format_duration, parse_duration, seconds_to_duration};
     use serde::{Deserialize, Deserializer, Serializer};
     use std::time::Duration;
 
-    pub(crate) fn serialize<S: Serializer>(
+    /// Writes the duration as [`format_duration`] does (`"45ms"`).
+    pub fn serialize<S: Serializer>(
         value: &Duration,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&format_duration(*value))
     }
 
-    pub(crate) fn deserialize<'de, D: Deserializer<'de>>(
+    /// Reads `"45ms"`-style text or a number of seconds.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Duration, D::Error> {
         #[derive(Deserialize)]

@@ -76,7 +76,7 @@ impl QuinnPairError {
 /// Builder for a [`QuinnPair`].
 #[derive(Debug)]
 pub struct QuinnPairBuilder {
-    link: LinkConfig,
+    link: crate::sim::SimLinkBuilder,
     seed: u64,
     client_transport: Arc<TransportConfig>,
     server_transport: Arc<TransportConfig>,
@@ -105,9 +105,7 @@ impl QuinnPairBuilder {
 
     /// Builds the link and both endpoints. Call it inside the tokio runtime that will run them.
     pub fn build(self) -> Result<QuinnPair, QuinnPairError> {
-        let link = SimLink::builder(self.link, self.seed)
-            .record_timeline(self.record_timeline)
-            .build()?;
+        let link = self.link.record_timeline(self.record_timeline).build()?;
         let identity = tls::identity(self.seed)?;
 
         let mut server_config = ServerConfig::with_crypto(tls::server_crypto(&identity)?);
@@ -156,7 +154,20 @@ impl QuinnPair {
     /// A builder for a pair over a link with `link` config, seeded with `seed`.
     pub fn builder(link: LinkConfig, seed: u64) -> QuinnPairBuilder {
         QuinnPairBuilder {
-            link,
+            link: SimLink::builder(link, seed),
+            seed,
+            client_transport: Arc::new(TransportConfig::default()),
+            server_transport: Arc::new(TransportConfig::default()),
+            record_timeline: false,
+        }
+    }
+
+    /// A builder for a pair over a link carried by `medium` (see [`crate::Medium`]), e.g. the
+    /// ns-3 backend; the endpoints and TLS are seeded from the medium's seed.
+    pub fn with_medium(medium: Box<dyn crate::Medium>) -> QuinnPairBuilder {
+        let seed = medium.seed();
+        QuinnPairBuilder {
+            link: SimLink::with_medium(medium),
             seed,
             client_transport: Arc::new(TransportConfig::default()),
             server_transport: Arc::new(TransportConfig::default()),

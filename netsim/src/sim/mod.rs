@@ -13,18 +13,25 @@
 //! tokio's timers have 1 ms resolution: a datagram due at `t` is received at the first
 //! millisecond tick at or after `t` (up to 1 ms late). The [`Verdict`]
 //! times, the accounting and the timeline's `scheduled_at` keep full nanosecond precision.
+//!
+//! What carries the datagrams is a [`Medium`]: netsim's own [`Link`] by default
+//! ([`SimLink::builder`]), or another simulator ([`SimLink::with_medium`]) such as the ns-3
+//! backend of the `netsim-ns3` crate, which the link drives in lock-step with the runtime's
+//! clock.
 
 mod inbox;
+mod medium;
 mod quinn_socket;
 mod runtime;
 mod socket;
 
+pub use medium::{Medium, MediumDelivery, Offered};
 pub use quinn_socket::QuinnSocket;
 pub use runtime::{Clock, build_runtime, real_runtime, virtual_runtime};
 pub use socket::SimSocket;
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError, Weak};
 use std::time::Duration;
 
 use bytes::Bytes;
@@ -96,7 +103,7 @@ pub const DEFAULT_ADDR_B: SocketAddr =
 /// Mutable state behind the link's lock.
 #[derive(Debug)]
 struct State {
-    link: Link,
+    medium: Box<dyn Medium>,
     inboxes: [Inbox; 2],
     /// Delivery tie-breaker counter.
     seq: u64,
@@ -134,7 +141,9 @@ impl Shared {
         }
         let now = self.now();
         let direction = side.sending_direction();
-        let (index, verdict) = state.link.offer_indexed(direction, now, data.len());
+        let Offered::Now { index, verdict } = state.medium.offer(direction, now, data) else {
+            return; // the driver task hands it over when the medium delivers it
+        };
         let Verdict::Deliver(delivery) = verdict else {
             return;
         };
@@ -142,19 +151,55 @@ impl Shared {
         let copies = if delivery.duplicate { 2 } else { 1 };
         let mut to_wake = None;
         for _ in 0..copies {
-            state.seq += 1;
-            let pending = Pending {
-                at: delivery.at,
-                seq: state.seq,
-                index,
-                direction,
-                from: self.addrs[side.index()],
-                data: data.clone(),
-            };
-            to_wake = state.inboxes[peer.index()].push(pending).or(to_wake);
+            to_wake = self
+                .schedule(&mut state, direction, index, delivery.at, data.clone())
+                .or(to_wake);
         }
         drop(state);
         if let Some(waker) = to_wake {
+            waker.wake();
+        }
+    }
+
+    /// Puts a datagram travelling in `direction` into the receiver's inbox, due at `at`.
+    /// Returns the receiver's waker if it has to re-arm.
+    fn schedule(
+        &self,
+        state: &mut State,
+        direction: DirectionId,
+        index: u64,
+        at: Duration,
+        data: Bytes,
+    ) -> Option<std::task::Waker> {
+        let sender = match direction {
+            DirectionId::AToB => Side::A,
+            DirectionId::BToA => Side::B,
+        };
+        state.seq += 1;
+        let pending = Pending {
+            at,
+            seq: state.seq,
+            index,
+            direction,
+            from: self.addrs[sender.index()],
+            data,
+        };
+        state.inboxes[sender.peer().index()].push(pending)
+    }
+
+    /// One lock-step of a stepped medium: advance it to now and hand over what it delivered.
+    fn step_medium(&self, out: &mut Vec<MediumDelivery>) {
+        let mut state = self.lock();
+        let now = self.now();
+        state.medium.deliver_until(now, out);
+        let mut to_wake = Vec::new();
+        for delivery in out.drain(..) {
+            let waker =
+                self.schedule(&mut state, delivery.direction, delivery.index, delivery.at, delivery.data);
+            to_wake.extend(waker);
+        }
+        drop(state);
+        for waker in to_wake {
             waker.wake();
         }
     }
@@ -198,11 +243,35 @@ fn fnv1a(data: &[u8]) -> u64 {
     })
 }
 
+/// The lock-step driver of a stepped medium: every `step` of the runtime's clock (aligned to
+/// the link epoch), advance the medium to now and deliver what arrived. It ends when the link
+/// is dropped.
+async fn drive_medium(shared: Weak<Shared>, epoch: Instant, step: Duration) {
+    let mut out = Vec::new();
+    let mut next = epoch + step;
+    loop {
+        tokio::time::sleep_until(next).await;
+        let Some(shared) = shared.upgrade() else {
+            return;
+        };
+        shared.step_medium(&mut out);
+        next += step;
+    }
+}
+
+/// What a [`SimLinkBuilder`] builds the link on.
+#[derive(Debug)]
+enum MediumSource {
+    /// netsim's own link, validated at build time.
+    Link(LinkConfig, u64),
+    /// A medium built by the caller.
+    Custom(Box<dyn Medium>),
+}
+
 /// Builder for a [`SimLink`].
 #[derive(Debug)]
 pub struct SimLinkBuilder {
-    config: LinkConfig,
-    seed: u64,
+    medium: MediumSource,
     addrs: [SocketAddr; 2],
     record_timeline: bool,
 }
@@ -223,7 +292,8 @@ impl SimLinkBuilder {
     }
 
     /// Validates the config and builds the link. Call it inside the tokio runtime that will
-    /// drive the link: the link's epoch (time zero) is that runtime's clock at this moment.
+    /// drive the link: the link's epoch (time zero) is that runtime's clock at this moment. A
+    /// stepped medium ([`Medium::step`]) gets its driver task spawned on that runtime.
     pub fn build(self) -> Result<SimLink, ConfigError> {
         if self.addrs[0] == self.addrs[1] {
             return Err(ConfigError::invalid(
@@ -231,22 +301,30 @@ impl SimLinkBuilder {
                 "endpoints A and B need different addresses",
             ));
         }
-        let link = Link::new(self.config, self.seed)?;
-        tracing::info!(seed = self.seed, a = %self.addrs[0], b = %self.addrs[1], "netsim link up");
+        let medium: Box<dyn Medium> = match self.medium {
+            MediumSource::Link(config, seed) => Box::new(Link::new(config, seed)?),
+            MediumSource::Custom(medium) => medium,
+        };
+        let seed = medium.seed();
+        let step = medium.step();
+        tracing::info!(seed, a = %self.addrs[0], b = %self.addrs[1], "netsim link up");
         let state = State {
-            link,
+            medium,
             inboxes: [Inbox::default(), Inbox::default()],
             seq: 0,
             timeline: self.record_timeline.then(Vec::new),
             misaddressed: 0,
         };
-        Ok(SimLink {
-            shared: Arc::new(Shared {
-                state: Mutex::new(state),
-                epoch: Instant::now(),
-                addrs: self.addrs,
-            }),
-        })
+        let epoch = Instant::now();
+        let shared = Arc::new(Shared {
+            state: Mutex::new(state),
+            epoch,
+            addrs: self.addrs,
+        });
+        if let Some(step) = step.filter(|step| !step.is_zero()) {
+            tokio::spawn(drive_medium(Arc::downgrade(&shared), epoch, step));
+        }
+        Ok(SimLink { shared })
     }
 }
 
@@ -268,8 +346,17 @@ impl SimLink {
     /// A builder for a link with non-default options.
     pub fn builder(config: LinkConfig, seed: u64) -> SimLinkBuilder {
         SimLinkBuilder {
-            config,
-            seed,
+            medium: MediumSource::Link(config, seed),
+            addrs: [DEFAULT_ADDR_A, DEFAULT_ADDR_B],
+            record_timeline: false,
+        }
+    }
+
+    /// A builder for a link carried by `medium` instead of netsim's own [`Link`] (for example
+    /// the ns-3 backend of the `netsim-ns3` crate).
+    pub fn with_medium(medium: Box<dyn Medium>) -> SimLinkBuilder {
+        SimLinkBuilder {
+            medium: MediumSource::Custom(medium),
             addrs: [DEFAULT_ADDR_A, DEFAULT_ADDR_B],
             record_timeline: false,
         }
@@ -297,13 +384,19 @@ impl SimLink {
 
     /// The run seed.
     pub fn seed(&self) -> u64 {
-        self.shared.lock().link.seed()
+        self.shared.lock().medium.seed()
     }
 
     /// The accounting up to now.
     pub fn accounting(&self) -> LinkAccounting {
         let now = self.shared.now();
-        self.shared.lock().link.accounting(now)
+        self.shared.lock().medium.accounting(now)
+    }
+
+    /// Calls `f` with the medium (for a concrete medium's own reports, through
+    /// [`Medium::as_any`]).
+    pub fn inspect_medium<R>(&self, f: impl FnOnce(&dyn Medium) -> R) -> R {
+        f(self.shared.lock().medium.as_ref())
     }
 
     /// Every datagram received so far, in receive order (empty unless recording was enabled).

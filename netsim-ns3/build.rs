@@ -1,0 +1,70 @@
+//! With the `ns3` feature: compiles the C++ shim against Debian's ns-3 3.37 (include paths and
+//! link flags from pkg-config) and links the standalone reference program `ns3-reference`
+//! (its path reaches the crate as `NS3_REFERENCE_BIN`). Without the feature: nothing.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+const MODULES: &[&str] = &[
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-mobility",
+    "ns3-wifi",
+    "ns3-aodv",
+    "ns3-olsr",
+    "ns3-dsdv",
+    "ns3-propagation",
+    "ns3-applications",
+    "ns3-traffic-control",
+];
+
+const INSTALL: &str = "apt-get install libns3-dev libgsl-dev libsqlite3-dev pkg-config g++ \
+                       (Debian 12's ns-3 3.37; see netsim-ns3/README.md)";
+
+fn main() {
+    println!("cargo:rerun-if-changed=cpp/shim.cc");
+    println!("cargo:rerun-if-changed=cpp/shim.h");
+    println!("cargo:rerun-if-changed=cpp/reference.cc");
+    if std::env::var_os("CARGO_FEATURE_NS3").is_none() {
+        return;
+    }
+    let mut build = cc::Build::new();
+    build.cpp(true).std("c++17").file("cpp/shim.cc").warnings(false).opt_level(2);
+    let mut includes = Vec::new();
+    for module in MODULES {
+        let library = pkg_config::Config::new()
+            .probe(module)
+            .unwrap_or_else(|e| panic!("ns-3 module {module} not found by pkg-config: {e}\nInstall it: {INSTALL}"));
+        for path in library.include_paths {
+            if !includes.contains(&path) {
+                build.include(&path);
+                includes.push(path);
+            }
+        }
+    }
+    build.compile("ns3shim");
+
+    // The standalone reference program: its own main, the same scenario code, one Run().
+    let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
+    let binary = out.join("ns3-reference");
+    let libs = Command::new("pkg-config")
+        .arg("--libs")
+        .args(MODULES)
+        .output()
+        .expect("pkg-config runs");
+    let libs = String::from_utf8(libs.stdout).expect("pkg-config prints UTF-8");
+    let mut command = build.get_compiler().to_command();
+    command
+        .arg("-std=c++17")
+        .arg("-O2")
+        .arg("cpp/reference.cc")
+        .arg(out.join("libns3shim.a"))
+        .args(includes.iter().map(|p| format!("-I{}", p.display())))
+        .args(libs.split_whitespace())
+        .arg("-o")
+        .arg(&binary);
+    let status = command.status().expect("the C++ compiler runs");
+    assert!(status.success(), "linking ns3-reference failed: {command:?}");
+    println!("cargo:rustc-env=NS3_REFERENCE_BIN={}", binary.display());
+}

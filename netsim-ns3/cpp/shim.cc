@@ -1,0 +1,702 @@
+// netsim-ns3's C++ side: builds an 802.11 ad hoc network in ns-3 3.37, carries the Rust side's
+// datagrams between two UDP endpoints on it, and reports what the network did with them.
+//
+// The Rust side drives it in lock-step (see src/medium.rs): it schedules each datagram at its
+// exact send time with ns3_send (never in ns-3's past), advances ns-3 with ns3_run_until, and
+// pops what was delivered. Everything random comes from ns-3's RngSeedManager, seeded by
+// ns3_create, so the same scenario and run number give the same events.
+#include "shim.h"
+
+#include "ns3/aodv-module.h"
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/dsdv-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/ns2-mobility-helper.h"
+#include "ns3/olsr-module.h"
+#include "ns3/propagation-module.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/wifi-module.h"
+
+#include <cstring>
+#include <deque>
+#include <exception>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+using namespace ns3;
+
+namespace
+{
+
+constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
+constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
+// UDP ports of endpoints A and B, and the first background flow's port.
+constexpr uint16_t kPort[2] = {40001, 40002};
+constexpr uint16_t kBackgroundPort = 9000;
+
+// Rides on every datagram of the QUIC endpoints: its direction, and the forwarders it crossed
+// (a count and an FNV-1a hash of their node ids), so drops can be attributed to a direction
+// and route changes seen at the receiver.
+class PathTag : public Tag
+{
+  public:
+    uint8_t direction = 0;
+    uint8_t forwarders = 0;
+    uint64_t path_hash = kFnvOffset;
+    uint64_t index = 0;
+
+    static TypeId GetTypeId()
+    {
+        static TypeId tid = TypeId("netsim::PathTag")
+                                .SetParent<Tag>()
+                                .SetGroupName("Netsim")
+                                .AddConstructor<PathTag>();
+        return tid;
+    }
+
+    TypeId GetInstanceTypeId() const override
+    {
+        return GetTypeId();
+    }
+
+    uint32_t GetSerializedSize() const override
+    {
+        return 18;
+    }
+
+    void Serialize(TagBuffer buffer) const override
+    {
+        buffer.WriteU8(direction);
+        buffer.WriteU8(forwarders);
+        buffer.WriteU64(path_hash);
+        buffer.WriteU64(index);
+    }
+
+    void Deserialize(TagBuffer buffer) override
+    {
+        direction = buffer.ReadU8();
+        forwarders = buffer.ReadU8();
+        path_hash = buffer.ReadU64();
+        index = buffer.ReadU64();
+    }
+
+    void Print(std::ostream& os) const override
+    {
+        os << "direction=" << unsigned(direction) << " forwarders=" << unsigned(forwarders);
+    }
+};
+
+struct Delivered
+{
+    uint32_t side;
+    int64_t at_ns;
+    uint64_t index;
+    uint32_t hops;
+    std::vector<uint8_t> data;
+};
+
+// The one simulation of this process (ns-3's simulator is a singleton too).
+struct State
+{
+    NodeContainer nodes;
+    Ipv4InterfaceContainer interfaces;
+    Ptr<Socket> sockets[2];
+    Ipv4Address addresses[2];
+    uint32_t routing = NS3_ROUTING_AODV;
+    uint32_t propagation = NS3_PROP_RANGE;
+    double range_m = 250.0;
+    uint32_t source = 0;
+    uint32_t sink = 1;
+    int64_t sample_ns = 0;
+    std::deque<Delivered> delivered;
+    Ns3Stats stats;
+    uint64_t last_path[2] = {0, 0};
+    bool have_last_path[2] = {false, false};
+};
+
+std::unique_ptr<State> g;
+
+Ns3DirectionStats*
+DirectionOf(Ptr<const Packet> packet)
+{
+    PathTag tag;
+    if (!packet || !packet->PeekPacketTag(tag) || tag.direction > 1)
+    {
+        return nullptr; // not one of the endpoints' datagrams (routing, ARP, background)
+    }
+    return &g->stats.direction[tag.direction];
+}
+
+void
+OnRecv(uint32_t side, Ptr<Socket> socket)
+{
+    Ptr<Packet> packet;
+    Address from;
+    while ((packet = socket->RecvFrom(from)))
+    {
+        Delivered d;
+        d.side = side;
+        d.at_ns = Simulator::Now().GetNanoSeconds();
+        d.data.resize(packet->GetSize());
+        packet->CopyData(d.data.data(), d.data.size());
+        d.hops = 0;
+        d.index = 0;
+        PathTag tag;
+        // The sender's direction is the other side.
+        Ns3DirectionStats& dir = g->stats.direction[1 - side];
+        dir.delivered += 1;
+        dir.delivered_bytes += d.data.size();
+        if (packet->PeekPacketTag(tag))
+        {
+            d.index = tag.index;
+            d.hops = uint32_t(tag.forwarders) + 1;
+            dir.hops_sum += d.hops;
+            dir.hops_samples += 1;
+            uint32_t k = 1 - side;
+            if (g->have_last_path[k] && g->last_path[k] != tag.path_hash)
+            {
+                dir.route_changes += 1;
+            }
+            g->last_path[k] = tag.path_hash;
+            g->have_last_path[k] = true;
+        }
+        g->delivered.push_back(std::move(d));
+    }
+}
+
+void
+DoSend(uint32_t side, uint64_t index, std::shared_ptr<std::vector<uint8_t>> data)
+{
+    Ptr<Packet> packet = Create<Packet>(data->data(), data->size());
+    PathTag tag;
+    tag.direction = uint8_t(side);
+    tag.index = index;
+    packet->AddPacketTag(tag);
+    Ns3DirectionStats& dir = g->stats.direction[side];
+    dir.offered += 1;
+    dir.offered_bytes += data->size();
+    uint32_t peer = 1 - side;
+    int sent = g->sockets[side]->SendTo(packet, 0, InetSocketAddress(g->addresses[peer], kPort[peer]));
+    if (sent < 0)
+    {
+        // Proactive protocols (OLSR, DSDV) refuse a send with no route in the table.
+        dir.drop_no_route += 1;
+    }
+}
+
+void
+OnForward(uint32_t node, const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
+{
+    PathTag tag;
+    if (!packet->PeekPacketTag(tag))
+    {
+        return;
+    }
+    tag.forwarders = tag.forwarders == 255 ? 255 : tag.forwarders + 1;
+    tag.path_hash = (tag.path_hash ^ (uint64_t(node) + 1)) * kFnvPrime;
+    // The trace hands the packet out as const; the tag travels on with it, as
+    // FlowMonitor's probe tags do.
+    ConstCast<Packet>(packet)->ReplacePacketTag(tag);
+}
+
+void
+OnL3Drop(const Ipv4Header&, Ptr<const Packet> packet, Ipv4L3Protocol::DropReason reason, Ptr<Ipv4>, uint32_t)
+{
+    Ns3DirectionStats* dir = DirectionOf(packet);
+    if (!dir)
+    {
+        return;
+    }
+    switch (reason)
+    {
+    case Ipv4L3Protocol::DROP_NO_ROUTE:
+        dir->drop_no_route += 1;
+        break;
+    case Ipv4L3Protocol::DROP_ROUTE_ERROR:
+        dir->drop_route_error += 1;
+        break;
+    case Ipv4L3Protocol::DROP_TTL_EXPIRED:
+        dir->drop_ttl += 1;
+        break;
+    default:
+        dir->drop_other += 1;
+        break;
+    }
+}
+
+void
+OnMacDrop(WifiMacDropReason reason, Ptr<const WifiMpdu> mpdu)
+{
+    Ns3DirectionStats* dir = DirectionOf(mpdu->GetPacket());
+    if (!dir)
+    {
+        return;
+    }
+    switch (reason)
+    {
+    case WIFI_MAC_DROP_REACHED_RETRY_LIMIT:
+        dir->drop_mac_retry += 1;
+        break;
+    case WIFI_MAC_DROP_FAILED_ENQUEUE:
+    case WIFI_MAC_DROP_EXPIRED_LIFETIME:
+        dir->drop_mac_queue += 1;
+        break;
+    default:
+        dir->drop_other += 1;
+        break;
+    }
+}
+
+void
+OnArpDrop(Ptr<const Packet> packet)
+{
+    // ARP gave up resolving a neighbour (its pending queue overflowed or it timed out).
+    if (Ns3DirectionStats* dir = DirectionOf(packet))
+    {
+        dir->drop_other += 1;
+    }
+}
+
+void
+OnDataFailed(Mac48Address)
+{
+    g->stats.mac_tx_data_failed += 1;
+}
+
+void
+OnFinalDataFailed(Mac48Address)
+{
+    g->stats.mac_tx_final_data_failed += 1;
+}
+
+void
+OnBackgroundTx(Ptr<const Packet>)
+{
+    g->stats.background_sent += 1;
+}
+
+void
+OnBackgroundRx(Ptr<const Packet>, const Address&)
+{
+    g->stats.background_received += 1;
+}
+
+// Samples whether the unit-disk graph has a path from the source to the sink right now.
+void
+SampleRoute()
+{
+    uint32_t n = g->nodes.GetN();
+    std::vector<Vector> position(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        position[i] = g->nodes.Get(i)->GetObject<MobilityModel>()->GetPosition();
+    }
+    std::vector<int32_t> depth(n, -1);
+    std::deque<uint32_t> frontier{g->source};
+    depth[g->source] = 0;
+    double reach = g->range_m * g->range_m;
+    while (!frontier.empty() && depth[g->sink] < 0)
+    {
+        uint32_t at = frontier.front();
+        frontier.pop_front();
+        for (uint32_t next = 0; next < n; ++next)
+        {
+            if (depth[next] >= 0)
+            {
+                continue;
+            }
+            double dx = position[at].x - position[next].x;
+            double dy = position[at].y - position[next].y;
+            if (dx * dx + dy * dy <= reach)
+            {
+                depth[next] = depth[at] + 1;
+                frontier.push_back(next);
+            }
+        }
+    }
+    g->stats.route_samples += 1;
+    if (depth[g->sink] >= 0)
+    {
+        g->stats.route_samples_up += 1;
+        g->stats.route_hops_sum += uint64_t(depth[g->sink]);
+    }
+    Simulator::Schedule(NanoSeconds(g->sample_ns), &SampleRoute);
+}
+
+std::string
+ConstantOrUniform(double low, double high)
+{
+    std::ostringstream s;
+    if (low == high)
+    {
+        s << "ns3::ConstantRandomVariable[Constant=" << low << "]";
+    }
+    else
+    {
+        s << "ns3::UniformRandomVariable[Min=" << low << "|Max=" << high << "]";
+    }
+    return s.str();
+}
+
+// Every random variable gets an explicit stream (ns-3's AssignStreams), numbered in the order
+// the network is built. ns-3 otherwise numbers streams from a process-wide counter that no
+// Simulator::Destroy resets, so a process's second simulation would draw other numbers than
+// its first: explicit streams make a run depend on its scenario and run number alone.
+int64_t
+InstallMobility(const Ns3Scenario& sc, int64_t stream)
+{
+    MobilityHelper mobility;
+    switch (sc.topology)
+    {
+    case NS3_TOPO_RANDOM_WAYPOINT: {
+        ObjectFactory factory;
+        factory.SetTypeId("ns3::RandomRectanglePositionAllocator");
+        factory.Set("X", StringValue(ConstantOrUniform(0.0, sc.area_x_m)));
+        factory.Set("Y", StringValue(ConstantOrUniform(0.0, sc.area_y_m)));
+        Ptr<PositionAllocator> allocator = factory.Create()->GetObject<PositionAllocator>();
+        // Before Install, which draws the initial positions from it.
+        stream += allocator->AssignStreams(stream);
+        mobility.SetMobilityModel("ns3::RandomWaypointMobilityModel",
+                                  "Speed",
+                                  StringValue(ConstantOrUniform(sc.speed_min_mps, sc.speed_max_mps)),
+                                  "Pause",
+                                  StringValue(ConstantOrUniform(sc.pause_s, sc.pause_s)),
+                                  "PositionAllocator",
+                                  PointerValue(allocator));
+        mobility.SetPositionAllocator(allocator);
+        mobility.Install(g->nodes);
+        stream += mobility.AssignStreams(g->nodes, stream);
+        break;
+    }
+    case NS3_TOPO_CHAIN:
+    case NS3_TOPO_GRID: {
+        uint32_t columns = sc.topology == NS3_TOPO_CHAIN ? sc.nodes : sc.grid_columns;
+        mobility.SetPositionAllocator("ns3::GridPositionAllocator",
+                                      "MinX", DoubleValue(0.0),
+                                      "MinY", DoubleValue(0.0),
+                                      "DeltaX", DoubleValue(sc.spacing_m),
+                                      "DeltaY", DoubleValue(sc.spacing_m),
+                                      "GridWidth", UintegerValue(columns),
+                                      "LayoutType", StringValue("RowFirst"));
+        mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+        mobility.Install(g->nodes);
+        break;
+    }
+    case NS3_TOPO_NS2_TRACE: {
+        // Installs on every node in ns-3's NodeList, that is on these nodes (created first);
+        // the Rust side checked that the trace places every one of them.
+        Ns2MobilityHelper trace(sc.trace_path);
+        trace.Install();
+        break;
+    }
+    }
+    return stream;
+}
+
+NetDeviceContainer
+InstallWifi(const Ns3Scenario& sc, int64_t& stream)
+{
+    static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g};
+    WifiHelper wifi;
+    wifi.SetStandard(standards[sc.standard]);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                 "DataMode", StringValue(sc.data_mode),
+                                 "ControlMode", StringValue(sc.control_mode),
+                                 "MaxSsrc", UintegerValue(sc.short_retry_limit),
+                                 "MaxSlrc", UintegerValue(sc.long_retry_limit),
+                                 "RtsCtsThreshold", UintegerValue(sc.rts_cts ? 0 : 65535));
+    YansWifiPhyHelper phy;
+    YansWifiChannelHelper channel;
+    if (sc.propagation == NS3_PROP_RANGE)
+    {
+        // Not YansWifiChannelHelper::Default(): its log-distance model on top of the range
+        // model would leave 250 m neighbours out of reach (NS3.md, pitfalls).
+        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+        channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(sc.range_m));
+    }
+    else
+    {
+        channel = YansWifiChannelHelper::Default();
+    }
+    phy.SetChannel(channel.Create());
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    NetDeviceContainer devices = wifi.Install(phy, mac, g->nodes);
+    stream += wifi.AssignStreams(devices, stream);
+    return devices;
+}
+
+int64_t
+InstallRouting(const Ns3Scenario& sc, int64_t stream)
+{
+    InternetStackHelper internet;
+    // IPv4 only, as the papers' networks: no IPv6 neighbour discovery traffic.
+    internet.SetIpv6StackInstall(false);
+    AodvHelper aodv;
+    OlsrHelper olsr;
+    DsdvHelper dsdv;
+    switch (sc.routing)
+    {
+    case NS3_ROUTING_AODV:
+        internet.SetRoutingHelper(aodv);
+        break;
+    case NS3_ROUTING_OLSR:
+        internet.SetRoutingHelper(olsr);
+        break;
+    case NS3_ROUTING_DSDV:
+        internet.SetRoutingHelper(dsdv);
+        break;
+    }
+    internet.Install(g->nodes);
+    stream += internet.AssignStreams(g->nodes, stream);
+    switch (sc.routing)
+    {
+    case NS3_ROUTING_AODV:
+        stream += aodv.AssignStreams(g->nodes, stream);
+        break;
+    case NS3_ROUTING_OLSR:
+        stream += olsr.AssignStreams(g->nodes, stream);
+        break;
+    case NS3_ROUTING_DSDV:
+        // DsdvHelper has no AssignStreams in 3.37; its protocol objects do.
+        for (uint32_t i = 0; i < g->nodes.GetN(); ++i)
+        {
+            Ptr<Ipv4> ip = g->nodes.Get(i)->GetObject<Ipv4>();
+            Ptr<Ipv4ListRouting> list = DynamicCast<Ipv4ListRouting>(ip->GetRoutingProtocol());
+            for (uint32_t k = 0; list && k < list->GetNRoutingProtocols(); ++k)
+            {
+                int16_t priority;
+                Ptr<dsdv::RoutingProtocol> dsdvProtocol =
+                    DynamicCast<dsdv::RoutingProtocol>(list->GetRoutingProtocol(k, priority));
+                if (dsdvProtocol)
+                {
+                    stream += dsdvProtocol->AssignStreams(stream);
+                }
+            }
+        }
+        break;
+    }
+    return stream;
+}
+
+void
+ConnectTraces(const NetDeviceContainer& devices)
+{
+    for (uint32_t i = 0; i < g->nodes.GetN(); ++i)
+    {
+        Ptr<Node> node = g->nodes.Get(i);
+        Ptr<Ipv4L3Protocol> ip = node->GetObject<Ipv4L3Protocol>();
+        ip->TraceConnectWithoutContext("Drop", MakeCallback(&OnL3Drop));
+        ip->TraceConnectWithoutContext("UnicastForward", MakeBoundCallback(&OnForward, i));
+        if (Ptr<ArpL3Protocol> arp = node->GetObject<ArpL3Protocol>())
+        {
+            arp->TraceConnectWithoutContext("Drop", MakeCallback(&OnArpDrop));
+        }
+    }
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
+        device->GetMac()->TraceConnectWithoutContext("DroppedMpdu", MakeCallback(&OnMacDrop));
+        Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
+        manager->TraceConnectWithoutContext("MacTxDataFailed", MakeCallback(&OnDataFailed));
+        manager->TraceConnectWithoutContext("MacTxFinalDataFailed", MakeCallback(&OnFinalDataFailed));
+    }
+}
+
+void
+InstallBackground(const Ns3Scenario& sc, int64_t stream)
+{
+    for (uint32_t i = 0; i < sc.background_count; ++i)
+    {
+        const Ns3Cbr& flow = sc.background[i];
+        uint16_t port = uint16_t(kBackgroundPort + i);
+        OnOffHelper onoff("ns3::UdpSocketFactory", InetSocketAddress(g->interfaces.GetAddress(flow.to), port));
+        onoff.SetConstantRate(DataRate(uint64_t(flow.rate_bps)), flow.packet_bytes);
+        ApplicationContainer source = onoff.Install(g->nodes.Get(flow.from));
+        stream += onoff.AssignStreams(NodeContainer(g->nodes.Get(flow.from)), stream);
+        source.Start(NanoSeconds(flow.start_ns));
+        source.Stop(NanoSeconds(flow.stop_ns));
+        source.Get(0)->TraceConnectWithoutContext("Tx", MakeCallback(&OnBackgroundTx));
+        PacketSinkHelper sink("ns3::UdpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sinkApp = sink.Install(g->nodes.Get(flow.to));
+        sinkApp.Start(Seconds(0.0));
+        sinkApp.Get(0)->TraceConnectWithoutContext("Rx", MakeCallback(&OnBackgroundRx));
+    }
+}
+
+void
+Build(const Ns3Scenario& sc)
+{
+    // ns-3's process-wide registries, so that every simulation starts from the same state.
+    Simulator::Destroy();
+    Config::Reset();
+    Ipv4AddressGenerator::Reset();
+    Mac48Address::ResetAllocationIndex();
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(sc.run);
+    // The interface queue in front of the MAC (ns-2's IFQ); traffic control is removed below.
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, sc.queue_packets)));
+
+    g = std::make_unique<State>();
+    std::memset(&g->stats, 0, sizeof(g->stats));
+    g->routing = sc.routing;
+    g->propagation = sc.propagation;
+    g->range_m = sc.range_m;
+    g->source = sc.source;
+    g->sink = sc.sink;
+    g->sample_ns = sc.sample_ns;
+
+    g->nodes.Create(sc.nodes);
+    int64_t stream = InstallMobility(sc, 0);
+    NetDeviceContainer devices = InstallWifi(sc, stream);
+    stream = InstallRouting(sc, stream);
+    Ipv4AddressHelper addressing;
+    addressing.SetBase("10.1.0.0", "255.255.0.0");
+    g->interfaces = addressing.Assign(devices);
+    // Ipv4AddressHelper::Assign puts a pfifo_fast queue disc in front of each device; remove it
+    // so the MAC queue alone is the interface queue, as in the papers' ns-2 set-ups.
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<TrafficControlLayer> tc = devices.Get(i)->GetNode()->GetObject<TrafficControlLayer>();
+        if (tc && tc->GetRootQueueDiscOnDevice(devices.Get(i)))
+        {
+            tc->DeleteRootQueueDiscOnDevice(devices.Get(i));
+        }
+    }
+    ConnectTraces(devices);
+    InstallBackground(sc, stream);
+
+    TypeId udp = TypeId::LookupByName("ns3::UdpSocketFactory");
+    uint32_t endpoint_node[2] = {sc.source, sc.sink};
+    for (uint32_t side = 0; side < 2; ++side)
+    {
+        Ptr<Socket> socket = Socket::CreateSocket(g->nodes.Get(endpoint_node[side]), udp);
+        socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort[side]));
+        socket->SetRecvCallback(MakeBoundCallback(&OnRecv, side));
+        g->sockets[side] = socket;
+        g->addresses[side] = g->interfaces.GetAddress(endpoint_node[side]);
+    }
+    if (sc.propagation == NS3_PROP_RANGE && sc.sample_ns > 0)
+    {
+        Simulator::Schedule(NanoSeconds(0), &SampleRoute);
+    }
+}
+
+} // namespace
+
+extern "C"
+{
+
+int
+ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len)
+{
+    try
+    {
+        Build(*scenario);
+        return 0;
+    }
+    catch (const std::exception& e)
+    {
+        if (err && err_len > 0)
+        {
+            std::strncpy(err, e.what(), err_len - 1);
+            err[err_len - 1] = '\0';
+        }
+        return -1;
+    }
+}
+
+void
+ns3_send(uint32_t side, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len)
+{
+    auto bytes = std::make_shared<std::vector<uint8_t>>(data, data + len);
+    Time delay = NanoSeconds(at_ns) - Simulator::Now();
+    if (delay.IsNegative())
+    {
+        delay = Seconds(0); // the Rust side never asks for the past; clamp rather than abort
+    }
+    Simulator::Schedule(delay, &DoSend, side, index, bytes);
+}
+
+void
+ns3_native_cbr(uint32_t side, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len)
+{
+    for (uint32_t k = 0; k < count; ++k)
+    {
+        auto bytes = std::make_shared<std::vector<uint8_t>>(len, uint8_t(k));
+        Simulator::Schedule(NanoSeconds(start_ns + int64_t(k) * interval_ns) - Simulator::Now(), &DoSend, side, uint64_t(k), bytes);
+    }
+}
+
+void
+ns3_run_until(int64_t at_ns)
+{
+    Time until = NanoSeconds(at_ns);
+    if (until > Simulator::Now())
+    {
+        Simulator::Stop(until - Simulator::Now());
+        Simulator::Run();
+    }
+}
+
+int
+ns3_pop(Ns3Delivery* out, uint8_t* buf, uint32_t cap)
+{
+    if (!g || g->delivered.empty())
+    {
+        return 0;
+    }
+    Delivered& d = g->delivered.front();
+    out->side = d.side;
+    out->len = uint32_t(d.data.size());
+    out->at_ns = d.at_ns;
+    out->index = d.index;
+    out->hops = d.hops;
+    out->reserved = 0;
+    std::memcpy(buf, d.data.data(), std::min<size_t>(cap, d.data.size()));
+    g->delivered.pop_front();
+    return 1;
+}
+
+void
+ns3_stats(Ns3Stats* out)
+{
+    if (!g)
+    {
+        std::memset(out, 0, sizeof(*out));
+        return;
+    }
+    g->stats.events = Simulator::GetEventCount();
+    g->stats.now_ns = Simulator::Now().GetNanoSeconds();
+    *out = g->stats;
+}
+
+int64_t
+ns3_now(void)
+{
+    return Simulator::Now().GetNanoSeconds();
+}
+
+void
+ns3_destroy(void)
+{
+    if (g)
+    {
+        for (auto& socket : g->sockets)
+        {
+            if (socket)
+            {
+                socket->Close();
+            }
+        }
+    }
+    g.reset();
+    Simulator::Destroy();
+}
+
+} // extern "C"

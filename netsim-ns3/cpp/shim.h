@@ -1,0 +1,126 @@
+// The narrow C interface between netsim-ns3 (Rust) and ns-3 3.37 (C++).
+//
+// Every struct here is mirrored field for field by `src/ffi.rs` (#[repr(C)]). Times are
+// nanoseconds of ns-3 simulated time. One simulation exists per process at a time (ns-3's
+// simulator is a process-global singleton); the Rust side enforces that with a lock.
+#ifndef NETSIM_NS3_SHIM_H
+#define NETSIM_NS3_SHIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+// Topologies.
+enum { NS3_TOPO_RANDOM_WAYPOINT = 0, NS3_TOPO_CHAIN = 1, NS3_TOPO_GRID = 2, NS3_TOPO_NS2_TRACE = 3 };
+// 802.11 standards.
+enum { NS3_STD_80211B = 0, NS3_STD_80211A = 1, NS3_STD_80211G = 2 };
+// Propagation loss models.
+enum { NS3_PROP_RANGE = 0, NS3_PROP_LOG_DISTANCE = 1 };
+// Routing protocols. (DSR is not offered: Debian's ns-3 3.37 DSR module connects to WifiMac's
+// obsolete TxErrHeader trace and aborts on any Wi-Fi node; see the crate's README.)
+enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2 };
+
+// One background UDP constant-bit-rate flow between two nodes.
+typedef struct {
+    uint32_t from;
+    uint32_t to;
+    double rate_bps;
+    uint32_t packet_bytes;
+    int64_t start_ns;
+    int64_t stop_ns;
+} Ns3Cbr;
+
+// A validated scenario (the Rust side validates every field before calling ns3_create).
+typedef struct {
+    uint64_t run;          // ns-3 RngSeedManager run number (seed is fixed at 1)
+    uint32_t nodes;
+    double area_x_m;
+    double area_y_m;
+    uint32_t topology;     // NS3_TOPO_*
+    double speed_min_mps;  // random waypoint
+    double speed_max_mps;
+    double pause_s;
+    double spacing_m;      // chain and grid
+    uint32_t grid_columns;
+    const char* trace_path; // ns-2 mobility trace (NS3_TOPO_NS2_TRACE), NUL-terminated
+    uint32_t standard;     // NS3_STD_*
+    const char* data_mode; // ns-3 WifiMode name, e.g. "DsssRate2Mbps"
+    const char* control_mode;
+    uint32_t propagation;  // NS3_PROP_*
+    double range_m;        // NS3_PROP_RANGE
+    int32_t rts_cts;       // 1: RTS/CTS before every data frame; 0: never
+    uint32_t short_retry_limit;
+    uint32_t long_retry_limit;
+    uint32_t queue_packets; // the interface queue (WifiMacQueue) in packets
+    uint32_t routing;      // NS3_ROUTING_*
+    uint32_t source;       // node of endpoint A
+    uint32_t sink;         // node of endpoint B
+    int64_t sample_ns;     // route-availability sampling period
+    uint32_t background_count;
+    const Ns3Cbr* background;
+} Ns3Scenario;
+
+// One direction's accounting: A->B is index 0, B->A index 1.
+typedef struct {
+    uint64_t offered;
+    uint64_t offered_bytes;
+    uint64_t delivered;
+    uint64_t delivered_bytes;
+    uint64_t drop_mac_retry;   // WifiMac DroppedMpdu: retry limit reached
+    uint64_t drop_mac_queue;   // WifiMac DroppedMpdu: interface queue full or lifetime expired
+    uint64_t drop_no_route;    // no route at the source (send refused) or at a forwarder
+    uint64_t drop_route_error; // routing buffer: AODV's queue timed out or overflowed, or a RERR
+    uint64_t drop_ttl;
+    uint64_t drop_other;       // ARP gave up, and any other reason
+    uint64_t hops_sum;         // over delivered datagrams whose path was traced
+    uint64_t hops_samples;
+    uint64_t route_changes;    // delivered datagrams whose forwarding path differed from the previous one's
+} Ns3DirectionStats;
+
+typedef struct {
+    Ns3DirectionStats direction[2];
+    uint64_t mac_tx_data_failed;       // every failed data-frame attempt, all traffic
+    uint64_t mac_tx_final_data_failed; // data frames given up after the retry limit, all traffic
+    uint64_t background_sent;
+    uint64_t background_received;
+    uint64_t route_samples;            // geometric route-availability samples taken
+    uint64_t route_samples_up;         // samples with a path within radio range
+    uint64_t route_hops_sum;           // shortest-path hops over the samples that had one
+    uint64_t events;                   // ns-3 events executed
+    int64_t now_ns;
+} Ns3Stats;
+
+// One datagram delivered to an endpoint.
+typedef struct {
+    uint32_t side;      // the receiving endpoint: 0 = A, 1 = B
+    uint32_t len;
+    int64_t at_ns;
+    uint64_t index;     // the index the sender gave it (ns3_send)
+    uint32_t hops;      // 1 + the forwarders it crossed
+    uint32_t reserved;
+} Ns3Delivery;
+
+// Builds the scenario. Returns 0, or -1 with a message in err.
+int ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len);
+// Schedules a datagram from `side` to the other endpoint at absolute time at_ns (>= now);
+// `index` comes back with its delivery.
+void ns3_send(uint32_t side, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len);
+// Schedules `count` datagrams of `len` bytes from `side`, every interval_ns from start_ns,
+// sent by ns-3 events alone (the reference for stepping transparency).
+void ns3_native_cbr(uint32_t side, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len);
+// Runs every event up to and including at_ns.
+void ns3_run_until(int64_t at_ns);
+// Pops the oldest delivery: copies at most cap bytes into buf. Returns 1, or 0 when none.
+int ns3_pop(Ns3Delivery* out, uint8_t* buf, uint32_t cap);
+void ns3_stats(Ns3Stats* out);
+int64_t ns3_now(void);
+// Tears the simulation down (Simulator::Destroy and ns-3's global registries).
+void ns3_destroy(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,510 @@
+//! The ns-3 scenario: nodes, movement, 802.11, propagation, routing, endpoints, background
+//! traffic and the lock-step period. Plain data with serde (`deny_unknown_fields`); every
+//! default is documented, taken from the papers where they state it; [`Ns3Config::validate`]
+//! names the field and the allowed range of anything ns-3 would refuse or abort on.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use netsim::ConfigError;
+use netsim::units::serde_duration;
+use serde::{Deserialize, Serialize};
+
+/// Most nodes a scenario may have (ns-3 itself has no limit; this keeps a typo from building
+/// a network that takes hours per simulated second).
+pub const MAX_NODES: u32 = 1000;
+/// Largest terrain side, in metres.
+pub const MAX_AREA_M: f64 = 100_000.0;
+/// Fastest node speed, in m/s (beyond any vehicle the papers consider).
+pub const MAX_SPEED_MPS: f64 = 1000.0;
+/// Largest lock-step period.
+pub const MAX_STEP: Duration = Duration::from_secs(1);
+
+/// One ns-3 MANET scenario. `Default` is the terrain of TCP Karak's Table 3 (50 nodes, 1200 m x
+/// 1200 m, 250 m range, 802.11 at 2 Mb/s, 30 s pause) at 20 m/s, with AODV.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Ns3Config {
+    /// Number of nodes (default 50). Range `[2, 1000]`. A chain has `nodes - 1` hops.
+    pub nodes: u32,
+    /// Width of the terrain in metres (default 1200), for random waypoint.
+    pub area_width: f64,
+    /// Height of the terrain in metres (default 1200), for random waypoint.
+    pub area_height: f64,
+    /// Where the nodes are and how they move (default random waypoint).
+    pub topology: Topology,
+    /// The 802.11 MAC and PHY.
+    pub wifi: WifiConfig,
+    /// The propagation loss model (default a 250 m range).
+    pub propagation: Propagation,
+    /// The routing protocol (default AODV).
+    pub routing: Routing,
+    /// The node of endpoint A, the QUIC client and data sender (default 0).
+    pub source: u32,
+    /// The node of endpoint B, the QUIC server (default: the last node).
+    pub sink: Option<u32>,
+    /// Background UDP constant-bit-rate flows between node pairs (default none).
+    pub background: Vec<BackgroundFlow>,
+    /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
+    /// A warm-up for proactive routing: OLSR needs a few seconds of HELLO and TC messages
+    /// before it has routes.
+    #[serde(with = "serde_duration")]
+    pub start: Duration,
+    /// The lock-step period (default 1 ms, tokio's timer resolution): ns-3 is advanced to the
+    /// runtime's clock every step, so a datagram reaches its receiver up to one step after ns-3
+    /// delivered it. Range `(0, 1 s]`.
+    #[serde(with = "serde_duration")]
+    pub step: Duration,
+    /// Period of the geometric route-availability samples (default 100 ms; 0 turns them off).
+    /// Only the range propagation model defines who is in reach, so only it is sampled.
+    #[serde(with = "serde_duration")]
+    pub route_sample: Duration,
+}
+
+impl Default for Ns3Config {
+    fn default() -> Self {
+        Self {
+            nodes: 50,
+            area_width: 1200.0,
+            area_height: 1200.0,
+            topology: Topology::default(),
+            wifi: WifiConfig::default(),
+            propagation: Propagation::default(),
+            routing: Routing::Aodv,
+            source: 0,
+            sink: None,
+            background: Vec::new(),
+            start: Duration::ZERO,
+            step: Duration::from_millis(1),
+            route_sample: Duration::from_millis(100),
+        }
+    }
+}
+
+/// Node placement and movement.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Topology {
+    /// Random waypoint over the terrain: each node picks a uniform point, travels to it at a
+    /// speed uniform in `[min_speed, max_speed]`, pauses, repeats (ns-3's
+    /// `RandomWaypointMobilityModel`; initial positions uniform).
+    RandomWaypoint {
+        /// Minimum speed in m/s (default 20). Must be > 0: a zero minimum makes random
+        /// waypoint's average speed decay towards zero (Yoon, Liu and Noble 2003).
+        min_speed: f64,
+        /// Maximum speed in m/s (default 20).
+        max_speed: f64,
+        /// Pause at each waypoint (default 30 s, Karak Tables 3-4).
+        #[serde(with = "serde_duration")]
+        pause: Duration,
+    },
+    /// A static line of `nodes` nodes, `spacing` metres apart; node 0 at one end.
+    Chain {
+        /// Distance between neighbours in metres (default 200: within a 250 m range, while
+        /// the node two hops away, at 400 m, is hidden).
+        spacing: f64,
+    },
+    /// A static grid, filled row by row, `columns` wide and `spacing` metres apart.
+    Grid {
+        /// Nodes per row.
+        columns: u32,
+        /// Distance between neighbours in metres (default 200).
+        spacing: f64,
+    },
+    /// An ns-2 mobility trace (`setdest` output): `$node_(i) set X_ ..` lines for every node
+    /// and `$ns_ at t "$node_(i) setdest x y speed"` movements, read by ns-3's
+    /// `Ns2MobilityHelper`.
+    Ns2Trace {
+        /// The trace file.
+        path: PathBuf,
+    },
+}
+
+impl Default for Topology {
+    fn default() -> Self {
+        Self::RandomWaypoint {
+            min_speed: 20.0,
+            max_speed: 20.0,
+            pause: Duration::from_secs(30),
+        }
+    }
+}
+
+impl Topology {
+    /// The default chain (200 m spacing).
+    pub fn chain() -> Self {
+        Self::Chain { spacing: 200.0 }
+    }
+}
+
+/// The 802.11 standards offered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum Standard {
+    /// 802.11b, DSSS at 1 or 2 Mb/s, CCK at 5.5 or 11 Mb/s (the papers' 802.11).
+    #[default]
+    #[serde(rename = "802.11b")]
+    B,
+    /// 802.11a, OFDM at 6-54 Mb/s (5 GHz).
+    #[serde(rename = "802.11a")]
+    A,
+    /// 802.11g, ERP-OFDM at 6-54 Mb/s (2.4 GHz).
+    #[serde(rename = "802.11g")]
+    G,
+}
+
+impl Standard {
+    /// The data rates in Mb/s and their ns-3 `WifiMode` names.
+    pub fn modes(self) -> &'static [(f64, &'static str)] {
+        const B: &[(f64, &str)] = &[
+            (1.0, "DsssRate1Mbps"),
+            (2.0, "DsssRate2Mbps"),
+            (5.5, "DsssRate5_5Mbps"),
+            (11.0, "DsssRate11Mbps"),
+        ];
+        const A: &[(f64, &str)] = &[
+            (6.0, "OfdmRate6Mbps"),
+            (9.0, "OfdmRate9Mbps"),
+            (12.0, "OfdmRate12Mbps"),
+            (18.0, "OfdmRate18Mbps"),
+            (24.0, "OfdmRate24Mbps"),
+            (36.0, "OfdmRate36Mbps"),
+            (48.0, "OfdmRate48Mbps"),
+            (54.0, "OfdmRate54Mbps"),
+        ];
+        const G: &[(f64, &str)] = &[
+            (6.0, "ErpOfdmRate6Mbps"),
+            (9.0, "ErpOfdmRate9Mbps"),
+            (12.0, "ErpOfdmRate12Mbps"),
+            (18.0, "ErpOfdmRate18Mbps"),
+            (24.0, "ErpOfdmRate24Mbps"),
+            (36.0, "ErpOfdmRate36Mbps"),
+            (48.0, "ErpOfdmRate48Mbps"),
+            (54.0, "ErpOfdmRate54Mbps"),
+        ];
+        match self {
+            Self::B => B,
+            Self::A => A,
+            Self::G => G,
+        }
+    }
+
+    /// The ns-3 mode name of `mbps`, if the standard has that rate.
+    pub fn mode(self, mbps: f64) -> Option<&'static str> {
+        self.modes()
+            .iter()
+            .find(|(rate, _)| *rate == mbps)
+            .map(|(_, name)| *name)
+    }
+
+    /// The mode of control frames (RTS, CTS, ACK): the standard's lowest mandatory rate.
+    pub fn control_mode(self) -> &'static str {
+        self.modes()[0].1
+    }
+
+    /// The rates as text, for error messages.
+    fn rates_text(self) -> String {
+        let rates: Vec<String> = self.modes().iter().map(|(r, _)| r.to_string()).collect();
+        format!("one of {} (Mb/s)", rates.join(", "))
+    }
+}
+
+/// The 802.11 MAC and PHY.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct WifiConfig {
+    /// The standard (default `"802.11b"`).
+    pub standard: Standard,
+    /// Data rate in Mb/s, constant (default 2, the papers' 802.11). Must be one of the
+    /// standard's rates. Control frames use the standard's lowest rate.
+    pub data_rate_mbps: f64,
+    /// RTS/CTS before every data frame (default off, as ns-3 and most of the papers).
+    pub rts_cts: bool,
+    /// Attempts of a frame sent without RTS/CTS before the MAC gives up (default 7, 802.11's
+    /// dot11ShortRetryLimit). Range `[1, 255]`.
+    pub short_retry_limit: u32,
+    /// Attempts of a frame sent after RTS/CTS (default 4, dot11LongRetryLimit). Range
+    /// `[1, 255]`.
+    pub long_retry_limit: u32,
+    /// The interface queue in front of the MAC, in packets (default 50, ns-2's IFQ in the
+    /// papers' set-ups). Range `[1, 100000]`.
+    pub queue_packets: u32,
+}
+
+impl Default for WifiConfig {
+    fn default() -> Self {
+        Self {
+            standard: Standard::B,
+            data_rate_mbps: 2.0,
+            rts_cts: false,
+            short_retry_limit: 7,
+            long_retry_limit: 4,
+            queue_packets: 50,
+        }
+    }
+}
+
+/// The propagation loss model.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Propagation {
+    /// A unit disk: full power within `range` metres, nothing beyond (the papers' 250 m
+    /// radio; ns-3's `RangePropagationLossModel`). Nodes out of range neither receive nor
+    /// sense each other, so the node two hops away is a hidden terminal.
+    Range {
+        /// Radio range in metres (default 250).
+        range: f64,
+    },
+    /// ns-3's Yans default: log-distance loss (exponent 3, 46.68 dB at 1 m) with the PHY's
+    /// default power and sensitivity. Reach depends on the PHY, not on a set range; route
+    /// availability is not sampled.
+    LogDistance,
+}
+
+impl Default for Propagation {
+    fn default() -> Self {
+        Self::Range { range: 250.0 }
+    }
+}
+
+/// The routing protocols offered.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Ad hoc On-demand Distance Vector (RFC 3561), ns-3's defaults.
+    #[default]
+    Aodv,
+    /// Optimized Link State Routing (RFC 3626).
+    Olsr,
+    /// Destination-Sequenced Distance Vector.
+    Dsdv,
+    /// Dynamic Source Routing: refused by [`Ns3Config::validate`]. Debian's ns-3 3.37 DSR
+    /// module connects to WifiMac's obsolete `TxErrHeader` trace source, which aborts the
+    /// process on the first Wi-Fi node ("TraceSource 'TxErrHeader' is obsolete").
+    Dsr,
+}
+
+impl Routing {
+    /// The name used in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Aodv => "aodv",
+            Self::Olsr => "olsr",
+            Self::Dsdv => "dsdv",
+            Self::Dsr => "dsr",
+        }
+    }
+}
+
+/// A background UDP constant-bit-rate flow (ns-3's `OnOffApplication`, always on, to a
+/// `PacketSink`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct BackgroundFlow {
+    /// Sending node.
+    pub from: u32,
+    /// Receiving node.
+    pub to: u32,
+    /// Rate, e.g. `"100kbps"`.
+    pub rate: netsim::Rate,
+    /// UDP payload per packet in bytes (default 512). Range `[1, 2000]`.
+    #[serde(default = "default_packet_bytes")]
+    pub packet_bytes: u32,
+    /// Start, in link time (default 0 s).
+    #[serde(default, with = "serde_duration")]
+    pub start: Duration,
+    /// Stop, in link time (default: never).
+    #[serde(default, with = "opt_duration")]
+    pub stop: Option<Duration>,
+}
+
+fn default_packet_bytes() -> u32 {
+    512
+}
+
+mod opt_duration {
+    use std::time::Duration;
+
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    pub fn serialize<S: Serializer>(value: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
+        match value {
+            Some(d) => netsim::units::serde_duration::serialize(d, s),
+            None => s.serialize_none(),
+        }
+    }
+
+    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error> {
+        #[derive(Deserialize)]
+        struct Wrapped(#[serde(with = "netsim::units::serde_duration")] Duration);
+        Option::<Wrapped>::deserialize(d).map(|w| w.map(|Wrapped(d)| d))
+    }
+}
+
+fn check_range<T: PartialOrd + std::fmt::Display>(
+    field: &str,
+    value: T,
+    low: T,
+    high: T,
+) -> Result<(), ConfigError> {
+    if value >= low && value <= high {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(
+            field,
+            value,
+            format!("in [{low}, {high}]"),
+        ))
+    }
+}
+
+/// Finite and in `(0, high]`.
+fn check_positive(field: &str, value: f64, high: f64) -> Result<(), ConfigError> {
+    if value > 0.0 && value <= high {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(
+            field,
+            value,
+            format!("in (0, {high}]"),
+        ))
+    }
+}
+
+impl Ns3Config {
+    /// The sink node: [`Ns3Config::sink`] or the last node.
+    pub fn sink_node(&self) -> u32 {
+        self.sink.unwrap_or(self.nodes.saturating_sub(1))
+    }
+
+    /// Checks every field; the error names the field and its allowed range. An ns-2 trace
+    /// is read and checked to place every node.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        check_range("nodes", self.nodes, 2, MAX_NODES)?;
+        check_positive("area_width", self.area_width, MAX_AREA_M)?;
+        check_positive("area_height", self.area_height, MAX_AREA_M)?;
+        match &self.topology {
+            Topology::RandomWaypoint {
+                min_speed,
+                max_speed,
+                pause,
+            } => {
+                check_positive("topology.min_speed", *min_speed, MAX_SPEED_MPS)?;
+                check_positive("topology.max_speed", *max_speed, MAX_SPEED_MPS)?;
+                if max_speed < min_speed {
+                    return Err(ConfigError::out_of_range(
+                        "topology.max_speed",
+                        max_speed,
+                        format!(">= topology.min_speed ({min_speed})"),
+                    ));
+                }
+                check_range(
+                    "topology.pause",
+                    pause.as_secs_f64(),
+                    0.0,
+                    1_000_000.0,
+                )?;
+            }
+            Topology::Chain { spacing } => check_positive("topology.spacing", *spacing, MAX_AREA_M)?,
+            Topology::Grid { columns, spacing } => {
+                check_range("topology.columns", *columns, 1, self.nodes)?;
+                check_positive("topology.spacing", *spacing, MAX_AREA_M)?;
+            }
+            Topology::Ns2Trace { path } => crate::trace::check(path, self.nodes)?,
+        }
+        if self.wifi.standard.mode(self.wifi.data_rate_mbps).is_none() {
+            return Err(ConfigError::out_of_range(
+                "wifi.data_rate_mbps",
+                self.wifi.data_rate_mbps,
+                self.wifi.standard.rates_text(),
+            ));
+        }
+        check_range("wifi.short_retry_limit", self.wifi.short_retry_limit, 1, 255)?;
+        check_range("wifi.long_retry_limit", self.wifi.long_retry_limit, 1, 255)?;
+        check_range("wifi.queue_packets", self.wifi.queue_packets, 1, 100_000)?;
+        if let Propagation::Range { range } = self.propagation {
+            check_positive("propagation.range", range, MAX_AREA_M)?;
+        }
+        if self.routing == Routing::Dsr {
+            return Err(ConfigError::invalid(
+                "routing",
+                "dsr is not available: Debian's ns-3 3.37 DSR module connects to WifiMac's \
+                 obsolete TxErrHeader trace source and aborts on any Wi-Fi node; use aodv, olsr \
+                 or dsdv",
+            ));
+        }
+        let last = self.nodes - 1;
+        check_range("source", self.source, 0, last)?;
+        let sink = self.sink_node();
+        check_range("sink", sink, 0, last)?;
+        if sink == self.source {
+            return Err(ConfigError::invalid(
+                "sink",
+                format!("the sink must be another node than the source ({sink})"),
+            ));
+        }
+        for (i, flow) in self.background.iter().enumerate() {
+            let field = |name: &str| format!("background[{i}].{name}");
+            check_range(&field("from"), flow.from, 0, last)?;
+            check_range(&field("to"), flow.to, 0, last)?;
+            if flow.from == flow.to {
+                return Err(ConfigError::invalid(
+                    field("to"),
+                    "a background flow needs two different nodes",
+                ));
+            }
+            if flow.rate.bps() == 0 {
+                return Err(ConfigError::out_of_range(field("rate"), flow.rate, "> 0"));
+            }
+            check_range(&field("packet_bytes"), flow.packet_bytes, 1, 2000)?;
+            if let Some(stop) = flow.stop {
+                if stop <= flow.start {
+                    return Err(ConfigError::out_of_range(
+                        field("stop"),
+                        netsim::units::format_duration(stop),
+                        format!("> start ({})", netsim::units::format_duration(flow.start)),
+                    ));
+                }
+            }
+        }
+        if self.background.len() > 1000 {
+            return Err(ConfigError::out_of_range(
+                "background",
+                format!("{} flows", self.background.len()),
+                "at most 1000 flows",
+            ));
+        }
+        check_range("start", self.start.as_secs_f64(), 0.0, 1_000_000.0)?;
+        if self.step.is_zero() || self.step > MAX_STEP {
+            return Err(ConfigError::out_of_range(
+                "step",
+                netsim::units::format_duration(self.step),
+                "in (0, 1s]",
+            ));
+        }
+        check_range(
+            "route_sample",
+            self.route_sample.as_secs_f64(),
+            0.0,
+            3600.0,
+        )?;
+        if !self.route_sample.is_zero() && self.route_sample < Duration::from_millis(1) {
+            return Err(ConfigError::out_of_range(
+                "route_sample",
+                netsim::units::format_duration(self.route_sample),
+                "0 (off) or in [1ms, 1h]",
+            ));
+        }
+        Ok(())
+    }
+
+    /// A static chain of `hops` hops (`hops + 1` nodes, 200 m apart), source at one end and
+    /// sink at the other, otherwise the defaults.
+    pub fn chain(hops: u32) -> Self {
+        Self {
+            nodes: hops + 1,
+            topology: Topology::chain(),
+            sink: None,
+            ..Self::default()
+        }
+    }
+}

@@ -1,0 +1,98 @@
+//! netsim-ns3: real QUIC stacks over ns-3's 802.11 ad hoc MANET, in virtual time.
+//!
+//! netsim's own MANET model is a route-availability and hop-count abstraction: fast, but with
+//! no 802.11 MAC (no contention between the hops of one flow and its own ACKs, no link-layer
+//! retries, no routing protocol). This crate carries the datagrams of the stacks netsim drives
+//! (quinn today) across an ns-3 3.37 simulation instead: nodes moving by random waypoint (or
+//! an ns-2 trace, or standing in a chain or grid), 802.11b/a/g ad hoc with a range or
+//! log-distance radio, AODV, OLSR or DSDV routing, background UDP traffic. The QUIC endpoints
+//! are UDP sockets on the source and sink nodes; every datagram crosses the simulated network
+//! byte for byte.
+//!
+//! - [`Ns3Config`]: the scenario, validated ([`Ns3Config::validate`] names the field and the
+//!   allowed range), with serde for TOML and JSON.
+//! - [`Ns3Medium`]: the simulation as a `netsim::Medium`, so a `netsim::SimLink`, a
+//!   `netsim::quinn_pair::QuinnPair` ([`quinn_pair`]) and the harness run over it unchanged.
+//! - [`Session`]: the low-level lock-step API (send at a time, run to a time, pop deliveries).
+//! - [`Ns3Stats`]: what ns-3 did: deliveries, drops by reason (MAC retry limit, interface
+//!   queue, no route, routing buffer), hops, route changes, MAC retransmissions, geometric
+//!   route availability.
+//!
+//! # Time
+//!
+//! ns-3 runs in lock-step with tokio's (paused) clock and never ahead of it: a datagram is
+//! scheduled in ns-3 at its exact send time, and every [`Ns3Config::step`] (1 ms by default)
+//! ns-3 is advanced to the runtime's clock and what it delivered is handed over. A datagram
+//! therefore reaches its receiver up to one step after ns-3 delivered it, never before; the
+//! transparency test checks that the lock-step run delivers the same datagrams at the same ns-3
+//! times as a standalone ns-3 program running the same scenario uninterrupted. The same config
+//! and seed give the same run.
+//!
+//! # One simulation per process
+//!
+//! ns-3's simulator is a process-global singleton. A second [`Session`] waits until the first
+//! is dropped (or is refused with [`Error::Busy`] on the thread that holds the first); run
+//! parallel simulations in separate processes, as the harness does.
+//!
+//! # Building
+//!
+//! Behind the cargo feature `ns3` (off by default), which compiles a small C++ shim against
+//! Debian's `libns3-dev` (3.37) found by pkg-config. Without it the config types and their
+//! validation work and building a simulation is [`Error::Unavailable`], which says what to
+//! install. See the crate's README for the recipe, the scenario schema and what ns-3 models.
+//!
+//! ```no_run
+//! use netsim_ns3::{Ns3Config, quinn_pair};
+//!
+//! let runtime = netsim::virtual_runtime()?;
+//! let report = runtime.block_on(async {
+//!     let pair = quinn_pair(&Ns3Config::default(), 7)?.build()?;
+//!     Ok::<_, Box<dyn std::error::Error>>(pair.transfer(200_000).await?)
+//! })?;
+//! assert!(report.intact);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+
+#![deny(missing_docs)]
+#![deny(unsafe_code)]
+
+mod config;
+mod ffi;
+mod medium;
+mod session;
+mod stats;
+mod trace;
+
+pub use config::{
+    BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology, WifiConfig,
+};
+pub use medium::{Ns3Medium, quinn_pair};
+pub use session::{Delivered, Session};
+pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
+
+/// Whether this build has ns-3 (the `ns3` feature).
+pub const AVAILABLE: bool = cfg!(feature = "ns3");
+
+/// What can go wrong building or running a simulation.
+#[derive(Debug, thiserror::Error)]
+pub enum Error {
+    /// The crate was built without ns-3.
+    #[error(
+        "the ns-3 backend is not in this build: install Debian's libns3-dev (with libgsl-dev, \
+         libsqlite3-dev, pkg-config and g++) and build with the cargo feature `ns3` \
+         (`--features harness/ns3` for the harness, `netsim-ns3/ns3` for the crate)"
+    )]
+    Unavailable,
+    /// The scenario is invalid.
+    #[error("invalid ns-3 scenario: {0}")]
+    Config(#[from] netsim::ConfigError),
+    /// This thread already holds the process's ns-3 simulation.
+    #[error(
+        "this thread already runs an ns-3 simulation, and ns-3 allows one per process: drop it \
+         first, or run the second in another process"
+    )]
+    Busy,
+    /// ns-3 refused the scenario.
+    #[error("ns-3 refused the scenario: {0}")]
+    Ns3(String),
+}

@@ -1,0 +1,248 @@
+//! One ns-3 simulation, driven step by step: the low-level API under [`crate::Ns3Medium`].
+//!
+//! ns-3's simulator is one global object per process, so at most one [`Session`] exists at a
+//! time in a process: [`Session::new`] waits while another thread's session is alive, and
+//! refuses (with [`Error::Busy`]) a second session on the thread that already holds one, which
+//! could never be granted. Run concurrent simulations in separate processes.
+
+use std::ffi::CString;
+use std::sync::{Condvar, Mutex, PoisonError};
+use std::thread::ThreadId;
+use std::time::Duration;
+
+use bytes::Bytes;
+use netsim::Side;
+
+use crate::config::{Ns3Config, Propagation, Routing, Standard, Topology};
+use crate::ffi::{self, Live, Ns3Cbr, Ns3Scenario, ScenarioStrings};
+use crate::stats::Ns3Stats;
+use crate::Error;
+
+/// The thread whose session is alive, if any.
+static OWNER: Mutex<Option<ThreadId>> = Mutex::new(None);
+static RELEASED: Condvar = Condvar::new();
+
+/// The right to the process's one ns-3 simulator, released on drop.
+#[derive(Debug)]
+struct ProcessToken;
+
+impl ProcessToken {
+    fn acquire() -> Result<Self, Error> {
+        let me = std::thread::current().id();
+        let mut owner = OWNER.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            match *owner {
+                None => {
+                    *owner = Some(me);
+                    return Ok(Self);
+                }
+                Some(holder) if holder == me => return Err(Error::Busy),
+                Some(_) => {
+                    owner = RELEASED
+                        .wait(owner)
+                        .unwrap_or_else(PoisonError::into_inner);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for ProcessToken {
+    fn drop(&mut self) {
+        *OWNER.lock().unwrap_or_else(PoisonError::into_inner) = None;
+        RELEASED.notify_one();
+    }
+}
+
+/// A datagram ns-3 delivered to an endpoint.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Delivered {
+    /// The endpoint that received it.
+    pub to: Side,
+    /// ns-3 time of arrival.
+    pub at: Duration,
+    /// The index its sender gave it ([`Session::send`]).
+    pub index: u64,
+    /// Hops it travelled (1 + the nodes that forwarded it).
+    pub hops: u32,
+    /// Its payload, byte for byte as sent.
+    pub data: Bytes,
+}
+
+/// The process's ns-3 simulation of one [`Ns3Config`]: endpoint A is a UDP socket on the
+/// source node, endpoint B one on the sink node. Times are ns-3's, from 0.
+#[derive(Debug)]
+pub struct Session {
+    live: Live,
+    buf: Vec<u8>,
+    // Declared last: released after `Drop::drop` has destroyed the simulation.
+    _token: ProcessToken,
+}
+
+fn nanos(d: Duration) -> i64 {
+    i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
+}
+
+fn side_index(side: Side) -> u32 {
+    match side {
+        Side::A => 0,
+        Side::B => 1,
+    }
+}
+
+/// Far beyond any run (about 31 years), for a background flow that never stops.
+const NEVER_NS: i64 = 1_000_000_000_000_000_000;
+
+impl Session {
+    /// Validates `config` and builds its network in ns-3, seeded with `seed` (ns-3's run number;
+    /// the same config and seed give the same events). Waits while another thread's session
+    /// is alive.
+    pub fn new(config: &Ns3Config, seed: u64) -> Result<Self, Error> {
+        config.validate()?;
+        if !crate::AVAILABLE {
+            return Err(Error::Unavailable);
+        }
+        let token = ProcessToken::acquire()?;
+        let (scenario, strings) = scenario(config, seed)?;
+        let live = ffi::create(scenario, &strings).map_err(Error::Ns3)?;
+        tracing::debug!(target: "netsim_ns3", seed, nodes = config.nodes, routing = config.routing.as_str(), "ns-3 scenario built");
+        Ok(Self {
+            live,
+            buf: Vec::new(),
+            _token: token,
+        })
+    }
+
+    /// Schedules a datagram from `from` to the other endpoint at ns-3 time `at`. A time
+    /// before [`Session::now`] is sent now (callers in lock-step never ask for the past).
+    pub fn send(&mut self, from: Side, at: Duration, index: u64, data: &[u8]) {
+        ffi::send(&self.live, side_index(from), nanos(at), index, data);
+    }
+
+    /// Lets ns-3 itself send `count` datagrams of `len` bytes from `from`, one every
+    /// `interval` from `start` (indices 0, 1, ..; byte `k` of datagram `k` is `k mod 256`):
+    /// every send an ns-3 event scheduled now, as an ns-3 application would. The reference
+    /// for the lock-step transparency test.
+    pub fn native_cbr(&mut self, from: Side, start: Duration, interval: Duration, count: u32, len: u32) {
+        ffi::native_cbr(&self.live, side_index(from), nanos(start), nanos(interval), count, len);
+    }
+
+    /// Runs ns-3 up to `at` (no-op if it is already there).
+    pub fn run_until(&mut self, at: Duration) {
+        ffi::run_until(&self.live, nanos(at));
+    }
+
+    /// The oldest delivery not yet taken.
+    pub fn pop(&mut self) -> Option<Delivered> {
+        let d = ffi::pop(&self.live, &mut self.buf)?;
+        Some(Delivered {
+            to: if d.side == 0 { Side::A } else { Side::B },
+            at: Duration::from_nanos(u64::try_from(d.at_ns).unwrap_or(0)),
+            index: d.index,
+            hops: d.hops,
+            data: Bytes::copy_from_slice(&self.buf),
+        })
+    }
+
+    /// What the network did so far.
+    pub fn stats(&self) -> Ns3Stats {
+        Ns3Stats::from_raw(&ffi::stats(&self.live))
+    }
+
+    /// ns-3's clock.
+    pub fn now(&self) -> Duration {
+        Duration::from_nanos(u64::try_from(ffi::now_ns(&self.live)).unwrap_or(0))
+    }
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        ffi::destroy(&self.live);
+    }
+}
+
+/// The C view of a validated config.
+fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrings), Error> {
+    let c_string = |field: &str, text: String| {
+        CString::new(text).map_err(|_| {
+            Error::Config(netsim::ConfigError::invalid(field, "contains a NUL byte"))
+        })
+    };
+    let (topology, speed_min, speed_max, pause, spacing, columns, trace) = match &config.topology {
+        Topology::RandomWaypoint {
+            min_speed,
+            max_speed,
+            pause,
+        } => (0, *min_speed, *max_speed, pause.as_secs_f64(), 0.0, 1, String::new()),
+        Topology::Chain { spacing } => (1, 0.0, 0.0, 0.0, *spacing, config.nodes, String::new()),
+        Topology::Grid { columns, spacing } => (2, 0.0, 0.0, 0.0, *spacing, *columns, String::new()),
+        Topology::Ns2Trace { path } => (3, 0.0, 0.0, 0.0, 0.0, 1, path.to_string_lossy().into_owned()),
+    };
+    let (propagation, range) = match config.propagation {
+        Propagation::Range { range } => (0, range),
+        Propagation::LogDistance => (1, 0.0),
+    };
+    let standard = match config.wifi.standard {
+        Standard::B => 0,
+        Standard::A => 1,
+        Standard::G => 2,
+    };
+    let routing = match config.routing {
+        Routing::Aodv => 0,
+        Routing::Olsr => 1,
+        Routing::Dsdv => 2,
+        Routing::Dsr => return Err(Error::Config(netsim::ConfigError::invalid("routing", "dsr is not available"))),
+    };
+    let background = config
+        .background
+        .iter()
+        .map(|flow| Ns3Cbr {
+            from: flow.from,
+            to: flow.to,
+            rate_bps: flow.rate.bps() as f64,
+            packet_bytes: flow.packet_bytes,
+            start_ns: nanos(config.start + flow.start),
+            stop_ns: flow.stop.map_or(NEVER_NS, |stop| nanos(config.start + stop)),
+        })
+        .collect();
+    let data_mode = config
+        .wifi
+        .standard
+        .mode(config.wifi.data_rate_mbps)
+        .unwrap_or_else(|| config.wifi.standard.control_mode());
+    let strings = ScenarioStrings {
+        trace_path: c_string("topology.path", trace)?,
+        data_mode: c_string("wifi.data_rate_mbps", data_mode.to_owned())?,
+        control_mode: c_string("wifi.standard", config.wifi.standard.control_mode().to_owned())?,
+        background,
+    };
+    let scenario = Ns3Scenario {
+        run: seed,
+        nodes: config.nodes,
+        area_x_m: config.area_width,
+        area_y_m: config.area_height,
+        topology,
+        speed_min_mps: speed_min,
+        speed_max_mps: speed_max,
+        pause_s: pause,
+        spacing_m: spacing,
+        grid_columns: columns,
+        trace_path: std::ptr::null(),
+        standard,
+        data_mode: std::ptr::null(),
+        control_mode: std::ptr::null(),
+        propagation,
+        range_m: range,
+        rts_cts: i32::from(config.wifi.rts_cts),
+        short_retry_limit: config.wifi.short_retry_limit,
+        long_retry_limit: config.wifi.long_retry_limit,
+        queue_packets: config.wifi.queue_packets,
+        routing,
+        source: config.source,
+        sink: config.sink_node(),
+        sample_ns: nanos(config.route_sample),
+        background_count: 0,
+        background: std::ptr::null(),
+    };
+    Ok((scenario, strings))
+}
