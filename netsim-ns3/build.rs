@@ -30,12 +30,17 @@ fn main() {
         return;
     }
     let mut build = cc::Build::new();
-    build.cpp(true).std("c++17").file("cpp/shim.cc").warnings(false).opt_level(2);
+    build
+        .cpp(true)
+        .std("c++17")
+        .file("cpp/shim.cc")
+        .warnings(false)
+        .opt_level(2);
     let mut includes = Vec::new();
     for module in MODULES {
-        let library = pkg_config::Config::new()
-            .probe(module)
-            .unwrap_or_else(|e| panic!("ns-3 module {module} not found by pkg-config: {e}\nInstall it: {INSTALL}"));
+        let library = pkg_config::Config::new().probe(module).unwrap_or_else(|e| {
+            panic!("ns-3 module {module} not found by pkg-config: {e}\nInstall it: {INSTALL}")
+        });
         for path in library.include_paths {
             if !includes.contains(&path) {
                 build.include(&path);
@@ -65,6 +70,9 @@ fn main() {
         .arg("-o")
         .arg(&binary);
     let status = command.status().expect("the C++ compiler runs");
-    assert!(status.success(), "linking ns3-reference failed: {command:?}");
+    assert!(
+        status.success(),
+        "linking ns3-reference failed: {command:?}"
+    );
     println!("cargo:rustc-env=NS3_REFERENCE_BIN={}", binary.display());
 }

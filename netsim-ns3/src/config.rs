@@ -397,14 +397,11 @@ impl Ns3Config {
                         format!(">= topology.min_speed ({min_speed})"),
                     ));
                 }
-                check_range(
-                    "topology.pause",
-                    pause.as_secs_f64(),
-                    0.0,
-                    1_000_000.0,
-                )?;
+                check_range("topology.pause", pause.as_secs_f64(), 0.0, 1_000_000.0)?;
             }
-            Topology::Chain { spacing } => check_positive("topology.spacing", *spacing, MAX_AREA_M)?,
+            Topology::Chain { spacing } => {
+                check_positive("topology.spacing", *spacing, MAX_AREA_M)?
+            }
             Topology::Grid { columns, spacing } => {
                 check_range("topology.columns", *columns, 1, self.nodes)?;
                 check_positive("topology.spacing", *spacing, MAX_AREA_M)?;
@@ -418,7 +415,12 @@ impl Ns3Config {
                 self.wifi.standard.rates_text(),
             ));
         }
-        check_range("wifi.short_retry_limit", self.wifi.short_retry_limit, 1, 255)?;
+        check_range(
+            "wifi.short_retry_limit",
+            self.wifi.short_retry_limit,
+            1,
+            255,
+        )?;
         check_range("wifi.long_retry_limit", self.wifi.long_retry_limit, 1, 255)?;
         check_range("wifi.queue_packets", self.wifi.queue_packets, 1, 100_000)?;
         if let Propagation::Range { range } = self.propagation {
@@ -481,12 +483,7 @@ impl Ns3Config {
                 "in (0, 1s]",
             ));
         }
-        check_range(
-            "route_sample",
-            self.route_sample.as_secs_f64(),
-            0.0,
-            3600.0,
-        )?;
+        check_range("route_sample", self.route_sample.as_secs_f64(), 0.0, 3600.0)?;
         if !self.route_sample.is_zero() && self.route_sample < Duration::from_millis(1) {
             return Err(ConfigError::out_of_range(
                 "route_sample",

@@ -14,6 +14,7 @@
 //! - [`Ns3Medium`]: the simulation as a `netsim::Medium`, so a `netsim::SimLink`, a
 //!   `netsim::quinn_pair::QuinnPair` ([`quinn_pair`]) and the harness run over it unchanged.
 //! - [`Session`]: the low-level lock-step API (send at a time, run to a time, pop deliveries).
+//! - [`FixedWindow`]: a fixed-window sender, to measure the 802.11 multi-hop chain effect.
 //! - [`Ns3Stats`]: what ns-3 did: deliveries, drops by reason (MAC retry limit, interface
 //!   queue, no route, routing buffer), hops, route changes, MAC retransmissions, geometric
 //!   route availability.
@@ -62,6 +63,7 @@ mod medium;
 mod session;
 mod stats;
 mod trace;
+mod window_probe;
 
 pub use config::{
     BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology, WifiConfig,
@@ -69,6 +71,7 @@ pub use config::{
 pub use medium::{Ns3Medium, quinn_pair};
 pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
+pub use window_probe::{FixedWindow, WindowReport};
 
 /// Whether this build has ns-3 (the `ns3` feature).
 pub const AVAILABLE: bool = cfg!(feature = "ns3");

@@ -16,10 +16,10 @@ use netsim::{
     DirectionAccounting, DirectionId, LinkAccounting, Medium, MediumDelivery, Offered, Side, Tally,
 };
 
+use crate::Error;
 use crate::config::Ns3Config;
 use crate::session::Session;
 use crate::stats::{Ns3DirectionStats, Ns3Stats};
-use crate::Error;
 
 /// An ns-3 802.11 ad hoc network between endpoint A (the source node) and endpoint B (the
 /// sink node), as a netsim [`Medium`].
@@ -81,7 +81,11 @@ fn accounting_of(stats: &Ns3DirectionStats, elapsed: f64, up_fraction: f64) -> D
         bytes: 0,
     };
     accounting.dropped.breakage = Tally {
-        datagrams: drops.mac_retry + drops.no_route + drops.routing_buffer + drops.ttl + drops.other,
+        datagrams: drops.mac_retry
+            + drops.no_route
+            + drops.routing_buffer
+            + drops.ttl
+            + drops.other,
         bytes: 0,
     };
     accounting

@@ -13,10 +13,10 @@ use std::time::Duration;
 use bytes::Bytes;
 use netsim::Side;
 
+use crate::Error;
 use crate::config::{Ns3Config, Propagation, Routing, Standard, Topology};
 use crate::ffi::{self, Live, Ns3Cbr, Ns3Scenario, ScenarioStrings};
 use crate::stats::Ns3Stats;
-use crate::Error;
 
 /// The thread whose session is alive, if any.
 static OWNER: Mutex<Option<ThreadId>> = Mutex::new(None);
@@ -38,9 +38,7 @@ impl ProcessToken {
                 }
                 Some(holder) if holder == me => return Err(Error::Busy),
                 Some(_) => {
-                    owner = RELEASED
-                        .wait(owner)
-                        .unwrap_or_else(PoisonError::into_inner);
+                    owner = RELEASED.wait(owner).unwrap_or_else(PoisonError::into_inner);
                 }
             }
         }
@@ -123,8 +121,22 @@ impl Session {
     /// `interval` from `start` (indices 0, 1, ..; byte `k` of datagram `k` is `k mod 256`):
     /// every send an ns-3 event scheduled now, as an ns-3 application would. The reference
     /// for the lock-step transparency test.
-    pub fn native_cbr(&mut self, from: Side, start: Duration, interval: Duration, count: u32, len: u32) {
-        ffi::native_cbr(&self.live, side_index(from), nanos(start), nanos(interval), count, len);
+    pub fn native_cbr(
+        &mut self,
+        from: Side,
+        start: Duration,
+        interval: Duration,
+        count: u32,
+        len: u32,
+    ) {
+        ffi::native_cbr(
+            &self.live,
+            side_index(from),
+            nanos(start),
+            nanos(interval),
+            count,
+            len,
+        );
     }
 
     /// Runs ns-3 up to `at` (no-op if it is already there).
@@ -164,19 +176,36 @@ impl Drop for Session {
 /// The C view of a validated config.
 fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrings), Error> {
     let c_string = |field: &str, text: String| {
-        CString::new(text).map_err(|_| {
-            Error::Config(netsim::ConfigError::invalid(field, "contains a NUL byte"))
-        })
+        CString::new(text)
+            .map_err(|_| Error::Config(netsim::ConfigError::invalid(field, "contains a NUL byte")))
     };
     let (topology, speed_min, speed_max, pause, spacing, columns, trace) = match &config.topology {
         Topology::RandomWaypoint {
             min_speed,
             max_speed,
             pause,
-        } => (0, *min_speed, *max_speed, pause.as_secs_f64(), 0.0, 1, String::new()),
+        } => (
+            0,
+            *min_speed,
+            *max_speed,
+            pause.as_secs_f64(),
+            0.0,
+            1,
+            String::new(),
+        ),
         Topology::Chain { spacing } => (1, 0.0, 0.0, 0.0, *spacing, config.nodes, String::new()),
-        Topology::Grid { columns, spacing } => (2, 0.0, 0.0, 0.0, *spacing, *columns, String::new()),
-        Topology::Ns2Trace { path } => (3, 0.0, 0.0, 0.0, 0.0, 1, path.to_string_lossy().into_owned()),
+        Topology::Grid { columns, spacing } => {
+            (2, 0.0, 0.0, 0.0, *spacing, *columns, String::new())
+        }
+        Topology::Ns2Trace { path } => (
+            3,
+            0.0,
+            0.0,
+            0.0,
+            0.0,
+            1,
+            path.to_string_lossy().into_owned(),
+        ),
     };
     let (propagation, range) = match config.propagation {
         Propagation::Range { range } => (0, range),
@@ -191,7 +220,12 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         Routing::Aodv => 0,
         Routing::Olsr => 1,
         Routing::Dsdv => 2,
-        Routing::Dsr => return Err(Error::Config(netsim::ConfigError::invalid("routing", "dsr is not available"))),
+        Routing::Dsr => {
+            return Err(Error::Config(netsim::ConfigError::invalid(
+                "routing",
+                "dsr is not available",
+            )));
+        }
     };
     let background = config
         .background
@@ -202,7 +236,9 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
             rate_bps: flow.rate.bps() as f64,
             packet_bytes: flow.packet_bytes,
             start_ns: nanos(config.start + flow.start),
-            stop_ns: flow.stop.map_or(NEVER_NS, |stop| nanos(config.start + stop)),
+            stop_ns: flow
+                .stop
+                .map_or(NEVER_NS, |stop| nanos(config.start + stop)),
         })
         .collect();
     let data_mode = config
@@ -213,7 +249,10 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
     let strings = ScenarioStrings {
         trace_path: c_string("topology.path", trace)?,
         data_mode: c_string("wifi.data_rate_mbps", data_mode.to_owned())?,
-        control_mode: c_string("wifi.standard", config.wifi.standard.control_mode().to_owned())?,
+        control_mode: c_string(
+            "wifi.standard",
+            config.wifi.standard.control_mode().to_owned(),
+        )?,
         background,
     };
     let scenario = Ns3Scenario {

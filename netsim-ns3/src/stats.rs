@@ -29,7 +29,12 @@ pub struct Ns3Drops {
 impl Ns3Drops {
     /// All drops together.
     pub fn total(&self) -> u64 {
-        self.mac_retry + self.mac_queue + self.no_route + self.routing_buffer + self.ttl + self.other
+        self.mac_retry
+            + self.mac_queue
+            + self.no_route
+            + self.routing_buffer
+            + self.ttl
+            + self.other
     }
 }
 

@@ -12,7 +12,10 @@ use netsim::ConfigError;
 pub(crate) fn check(path: &Path, nodes: u32) -> Result<(), ConfigError> {
     let field = "topology.path";
     let text = std::fs::read_to_string(path).map_err(|e| {
-        ConfigError::invalid(field, format!("cannot read the ns-2 trace {}: {e}", path.display()))
+        ConfigError::invalid(
+            field,
+            format!("cannot read the ns-2 trace {}: {e}", path.display()),
+        )
     })?;
     let mut has_x = vec![false; nodes as usize];
     let mut has_y = vec![false; nodes as usize];
@@ -27,7 +30,12 @@ pub(crate) fn check(path: &Path, nodes: u32) -> Result<(), ConfigError> {
         let node: u32 = rest[..end].trim().parse().map_err(|_| {
             ConfigError::invalid(
                 field,
-                format!("{} line {}: '{}' is not a node number", path.display(), line_no + 1, &rest[..end]),
+                format!(
+                    "{} line {}: '{}' is not a node number",
+                    path.display(),
+                    line_no + 1,
+                    &rest[..end]
+                ),
             )
         })?;
         if node >= nodes {
@@ -95,12 +103,20 @@ mod tests {
     fn a_node_beyond_the_scenario_is_named_with_its_line() {
         let file = write(TWO);
         let error = check(file.path(), 1).unwrap_err().to_string();
-        assert!(error.contains("line 4: node 1 is not in the scenario"), "{error}");
+        assert!(
+            error.contains("line 4: node 1 is not in the scenario"),
+            "{error}"
+        );
     }
 
     #[test]
     fn a_missing_file_is_named() {
-        let error = check(Path::new("/nonexistent/trace.ns2"), 2).unwrap_err().to_string();
-        assert!(error.starts_with("topology.path: cannot read the ns-2 trace"), "{error}");
+        let error = check(Path::new("/nonexistent/trace.ns2"), 2)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.starts_with("topology.path: cannot read the ns-2 trace"),
+            "{error}"
+        );
     }
 }

@@ -63,8 +63,14 @@ fn quinn_delivers_every_byte_across_a_breaking_manet() {
     assert!(outcome.intact, "corrupted or incomplete: {outcome:?}");
     assert_eq!(outcome.bytes_received, BYTES);
     let data = &outcome.stats.a_to_b;
-    assert!(data.route_changes > 0, "the route should change during the transfer: {data:?}");
-    assert!(data.drops.total() > 0, "a breaking MANET drops datagrams: {data:?}");
+    assert!(
+        data.route_changes > 0,
+        "the route should change during the transfer: {data:?}"
+    );
+    assert!(
+        data.drops.total() > 0,
+        "a breaking MANET drops datagrams: {data:?}"
+    );
     assert!(outcome.lost_packets > 0, "quinn should see losses");
     assert!(data.mean_hops.unwrap() > 1.5, "a multi-hop path: {data:?}");
     assert!(outcome.stats.mac_retransmissions > 0);

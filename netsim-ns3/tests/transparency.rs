@@ -41,13 +41,21 @@ fn reference() -> Vec<Row> {
         ])
         .output()
         .expect("ns3-reference runs");
-    assert!(output.status.success(), "{}", String::from_utf8_lossy(&output.stderr));
+    assert!(
+        output.status.success(),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
     String::from_utf8(output.stdout)
         .unwrap()
         .lines()
         .map(|line| {
             let mut fields = line.split_whitespace().map(|f| f.parse::<u64>().unwrap());
-            let (side, at, len) = (fields.next().unwrap(), fields.next().unwrap(), fields.next().unwrap());
+            let (side, at, len) = (
+                fields.next().unwrap(),
+                fields.next().unwrap(),
+                fields.next().unwrap(),
+            );
             (side as u32, at, len as usize)
         })
         .collect()
@@ -62,14 +70,28 @@ fn stepped(step_ns: u64) -> Vec<Row> {
     while t < END_NS {
         while next < COUNT && START_NS + u64::from(next) * INTERVAL_NS < t + step_ns {
             let at = START_NS + u64::from(next) * INTERVAL_NS;
-            session.send(Side::A, Duration::from_nanos(at), u64::from(next), &vec![next as u8; LEN as usize]);
+            session.send(
+                Side::A,
+                Duration::from_nanos(at),
+                u64::from(next),
+                &vec![next as u8; LEN as usize],
+            );
             next += 1;
         }
         t = (t + step_ns).min(END_NS);
         session.run_until(Duration::from_nanos(t));
         while let Some(d) = session.pop() {
-            assert_eq!(d.data, vec![d.index as u8; LEN as usize], "payload of datagram {}", d.index);
-            rows.push((if d.to == Side::A { 0 } else { 1 }, d.at.as_nanos() as u64, d.data.len()));
+            assert_eq!(
+                d.data,
+                vec![d.index as u8; LEN as usize],
+                "payload of datagram {}",
+                d.index
+            );
+            rows.push((
+                if d.to == Side::A { 0 } else { 1 },
+                d.at.as_nanos() as u64,
+                d.data.len(),
+            ));
         }
     }
     rows
@@ -78,14 +100,28 @@ fn stepped(step_ns: u64) -> Vec<Row> {
 #[test]
 fn stepping_gives_the_standalone_program_s_deliveries_for_any_step() {
     let reference = reference();
-    assert!(reference.len() > 100, "the flow should get through: {} delivered", reference.len());
-    assert!(reference.len() < COUNT as usize, "a 20 m/s MANET should lose some: all delivered");
+    assert!(
+        reference.len() > 100,
+        "the flow should get through: {} delivered",
+        reference.len()
+    );
+    assert!(
+        reference.len() < COUNT as usize,
+        "a 20 m/s MANET should lose some: all delivered"
+    );
     for step_ns in [100_000, 1_000_000, 10_000_000] {
         let rows = stepped(step_ns);
-        assert_eq!(rows.len(), reference.len(), "step {step_ns} ns: delivery count");
+        assert_eq!(
+            rows.len(),
+            reference.len(),
+            "step {step_ns} ns: delivery count"
+        );
         assert_eq!(rows, reference, "step {step_ns} ns: deliveries differ");
     }
-    println!("{} of {COUNT} datagrams delivered, identical for steps 0.1, 1 and 10 ms", reference.len());
+    println!(
+        "{} of {COUNT} datagrams delivered, identical for steps 0.1, 1 and 10 ms",
+        reference.len()
+    );
 }
 
 #[test]
@@ -112,12 +148,16 @@ fn a_simlink_over_ns3_delivers_them_within_one_step() {
         let mut received = Vec::new();
         let mut buf = vec![0u8; 2000];
         let deadline = epoch + Duration::from_nanos(END_NS);
-        while let Ok(Ok((len, _))) = tokio::time::timeout_at(deadline, b.recv_from(&mut buf)).await {
+        while let Ok(Ok((len, _))) = tokio::time::timeout_at(deadline, b.recv_from(&mut buf)).await
+        {
             received.push((link.now(), len, buf[0]));
         }
         let accounting = link.accounting();
         assert_eq!(accounting.a_to_b.offered.datagrams, u64::from(COUNT));
-        assert_eq!(accounting.a_to_b.delivered.datagrams as usize, received.len());
+        assert_eq!(
+            accounting.a_to_b.delivered.datagrams as usize,
+            received.len()
+        );
         received
     });
     assert_eq!(received.len(), reference.len(), "delivery count");
@@ -139,13 +179,22 @@ fn later_simulations_in_one_process_repeat_the_first() {
     let first = stepped(1_000_000);
     let between = {
         let mut session = Session::new(&Ns3Config::chain(3), SEED + 1).unwrap();
-        session.native_cbr(Side::A, Duration::from_secs(1), Duration::from_millis(10), 300, LEN);
+        session.native_cbr(
+            Side::A,
+            Duration::from_secs(1),
+            Duration::from_millis(10),
+            300,
+            LEN,
+        );
         session.run_until(Duration::from_secs(5));
         session.stats()
     };
     let again = stepped(1_000_000);
     assert!(between.a_to_b.delivered.datagrams > 0, "{between:?}");
-    assert_eq!(first, again, "the same scenario and seed after another simulation");
+    assert_eq!(
+        first, again,
+        "the same scenario and seed after another simulation"
+    );
 }
 
 #[test]

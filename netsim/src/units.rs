@@ -195,17 +195,12 @@ pub mod serde_duration {
     use std::time::Duration;
 
     /// Writes the duration as [`format_duration`] does (`"45ms"`).
-    pub fn serialize<S: Serializer>(
-        value: &Duration,
-        serializer: S,
-    ) -> Result<S::Ok, S::Error> {
+    pub fn serialize<S: Serializer>(value: &Duration, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(&format_duration(*value))
     }
 
     /// Reads `"45ms"`-style text or a number of seconds.
-    pub fn deserialize<'de, D: Deserializer<'de>>(
-        deserializer: D,
-    ) -> Result<Duration, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
         #[derive(Deserialize)]
         #[serde(untagged)]
         enum Repr {

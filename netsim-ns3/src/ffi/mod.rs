@@ -12,6 +12,8 @@
 //!   sure one simulation exists at a time (a process-wide token) and that these calls happen
 //!   only while it is alive.
 
+#![cfg_attr(not(feature = "ns3"), allow(dead_code))]
+
 use std::ffi::{CString, c_char};
 
 #[cfg(feature = "ns3")]
@@ -117,4 +119,3 @@ pub(crate) struct ScenarioStrings {
     pub control_mode: CString,
     pub background: Vec<Ns3Cbr>,
 }
-

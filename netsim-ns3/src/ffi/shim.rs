@@ -46,7 +46,14 @@ pub(crate) fn send(_live: &Live, side: u32, at_ns: i64, index: u64, data: &[u8])
     unsafe { ns3_send(side, at_ns, index, data.as_ptr(), len) }
 }
 
-pub(crate) fn native_cbr(_live: &Live, side: u32, start_ns: i64, interval_ns: i64, count: u32, len: u32) {
+pub(crate) fn native_cbr(
+    _live: &Live,
+    side: u32,
+    start_ns: i64,
+    interval_ns: i64,
+    count: u32,
+    len: u32,
+) {
     // SAFETY: plain values.
     unsafe { ns3_native_cbr(side, start_ns, interval_ns, count, len) }
 }

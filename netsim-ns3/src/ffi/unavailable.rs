@@ -12,7 +12,14 @@ pub(crate) fn send(live: &Live, _side: u32, _at_ns: i64, _index: u64, _data: &[u
     match *live {}
 }
 
-pub(crate) fn native_cbr(live: &Live, _side: u32, _start: i64, _interval: i64, _count: u32, _len: u32) {
+pub(crate) fn native_cbr(
+    live: &Live,
+    _side: u32,
+    _start: i64,
+    _interval: i64,
+    _count: u32,
+    _len: u32,
+) {
     match *live {}
 }
 

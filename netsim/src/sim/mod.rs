@@ -194,8 +194,13 @@ impl Shared {
         state.medium.deliver_until(now, out);
         let mut to_wake = Vec::new();
         for delivery in out.drain(..) {
-            let waker =
-                self.schedule(&mut state, delivery.direction, delivery.index, delivery.at, delivery.data);
+            let waker = self.schedule(
+                &mut state,
+                delivery.direction,
+                delivery.index,
+                delivery.at,
+                delivery.data,
+            );
             to_wake.extend(waker);
         }
         drop(state);

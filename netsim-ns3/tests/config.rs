@@ -1,0 +1,105 @@
+//! The scenario schema: defaults, TOML, and errors that name the field and the allowed range.
+//! Runs with or without the `ns3` feature.
+
+use std::time::Duration;
+
+use netsim_ns3::{Ns3Config, Propagation, Routing, Session, Topology};
+
+fn parse(text: &str) -> Result<Ns3Config, String> {
+    let config: Ns3Config = toml::from_str(text).map_err(|e| e.to_string())?;
+    config.validate().map_err(|e| e.to_string())?;
+    Ok(config)
+}
+
+#[test]
+fn defaults_are_karak_s_terrain_and_validate() {
+    let config = Ns3Config::default();
+    config.validate().unwrap();
+    assert_eq!(config.nodes, 50);
+    assert_eq!((config.area_width, config.area_height), (1200.0, 1200.0));
+    assert_eq!(config.propagation, Propagation::Range { range: 250.0 });
+    assert_eq!(config.wifi.data_rate_mbps, 2.0);
+    assert_eq!(config.routing, Routing::Aodv);
+    assert_eq!(config.sink_node(), 49);
+    assert_eq!(config.step, Duration::from_millis(1));
+}
+
+#[test]
+fn a_full_toml_scenario_reads_and_round_trips() {
+    let config = parse(
+        r#"
+        nodes = 20
+        area_width = 800
+        area_height = 600
+        routing = "olsr"
+        source = 3
+        sink = 7
+        start = "5s"
+        step = "2ms"
+        topology = { model = "random_waypoint", min_speed = 5, max_speed = 30, pause = "10s" }
+        propagation = { model = "range", range = 200 }
+        [wifi]
+        standard = "802.11g"
+        data_rate_mbps = 6
+        rts_cts = true
+        queue_packets = 100
+        [[background]]
+        from = 1
+        to = 2
+        rate = "100kbps"
+        start = "1s"
+        stop = "30s"
+        "#,
+    )
+    .unwrap();
+    assert_eq!(config.routing, Routing::Olsr);
+    assert_eq!(config.start, Duration::from_secs(5));
+    assert_eq!(config.background[0].packet_bytes, 512);
+    let again: Ns3Config = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+    assert_eq!(again, config);
+    let chain = parse("nodes = 5\ntopology = { model = \"chain\", spacing = 150 }").unwrap();
+    assert_eq!(chain.topology, Topology::Chain { spacing: 150.0 });
+}
+
+#[test]
+fn errors_name_the_field_and_the_allowed_range() {
+    let cases = [
+        ("nodes = 1", "nodes = 1 is out of range: it must be in [2, 1000]"),
+        ("nodes = 5\nsink = 5", "sink = 5 is out of range: it must be in [0, 4]"),
+        ("sink = 0", "sink: the sink must be another node than the source (0)"),
+        ("[wifi]\ndata_rate_mbps = 3", "wifi.data_rate_mbps = 3 is out of range: it must be one of 1, 2, 5.5, 11 (Mb/s)"),
+        ("[wifi]\nstandard = \"802.11a\"\ndata_rate_mbps = 2", "one of 6, 9, 12, 18, 24, 36, 48, 54 (Mb/s)"),
+        ("[wifi]\nshort_retry_limit = 0", "wifi.short_retry_limit = 0 is out of range: it must be in [1, 255]"),
+        ("topology = { model = \"random_waypoint\", min_speed = 0, max_speed = 20, pause = 1 }", "topology.min_speed = 0 is out of range: it must be in (0, 1000]"),
+        ("topology = { model = \"random_waypoint\", min_speed = 10, max_speed = 5, pause = 1 }", "topology.max_speed = 5 is out of range: it must be >= topology.min_speed (10)"),
+        ("topology = { model = \"grid\", columns = 0, spacing = 100 }", "topology.columns = 0 is out of range: it must be in [1, 50]"),
+        ("propagation = { model = \"range\", range = -1 }", "propagation.range = -1 is out of range"),
+        ("step = \"0s\"", "step = 0s is out of range: it must be in (0, 1s]"),
+        ("routing = \"dsr\"", "routing: dsr is not available: Debian's ns-3 3.37 DSR module"),
+        ("[[background]]\nfrom = 1\nto = 1\nrate = \"1Mbps\"", "background[0].to: a background flow needs two different nodes"),
+        ("[[background]]\nfrom = 1\nto = 60\nrate = \"1Mbps\"", "background[0].to = 60 is out of range: it must be in [0, 49]"),
+        ("speed = 3", "unknown field `speed`"),
+        ("topology = { model = \"chain\", spacing = 100, pause = 1 }", "unknown field `pause`"),
+        ("routing = \"batman\"", "unknown variant `batman`"),
+    ];
+    for (text, expected) in cases {
+        let error = parse(text).unwrap_err();
+        assert!(error.contains(expected), "{text:?}: got {error:?}, expected {expected:?}");
+    }
+}
+
+#[test]
+fn a_session_without_ns3_says_what_to_install() {
+    if netsim_ns3::AVAILABLE {
+        return; // covered by the ns-3 tests
+    }
+    let error = Session::new(&Ns3Config::default(), 1).unwrap_err().to_string();
+    assert!(error.contains("libns3-dev") && error.contains("feature `ns3`"), "{error}");
+}
+
+#[test]
+fn an_invalid_scenario_is_refused_before_ns3_sees_it() {
+    let config = Ns3Config { nodes: 0, ..Ns3Config::default() };
+    let error = Session::new(&config, 1).unwrap_err().to_string();
+    assert!(error.starts_with("invalid ns-3 scenario: nodes = 0"), "{error}");
+}
