@@ -53,6 +53,10 @@ pub enum Command {
     Merge(MergeArgs),
     /// List the built-in presets (paper experiments), or print one as a scenario file.
     Presets(PresetsArgs),
+    /// Internal: run one ns-3 run (a JSON request on stdin, the result on stdout). The harness
+    /// starts one such process per ns-3 run, because ns-3 allows one simulation per process.
+    #[command(hide = true)]
+    Ns3Worker,
     /// List the available controllers and their knobs.
     Controllers,
 }
@@ -128,6 +132,15 @@ pub enum ReceiverArg {
     Quinn,
     /// cloudflare's quiche 0.30 (needs the `quiche` feature and --clock real).
     Quiche,
+}
+
+/// The simulator behind a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// netsim's seeded link and path models: fast.
+    Netsim,
+    /// ns-3's 802.11 ad hoc MANET (cargo feature `ns3`).
+    Ns3,
 }
 
 /// Virtual or real time.
@@ -253,6 +266,14 @@ pub struct ScenarioArgs {
     /// path.route_discovery_delay=200ms (VALUE is TOML; bare words are strings). Repeatable.
     #[arg(long = "link", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     link: Vec<(String, Value)>,
+    /// What carries the datagrams: netsim's link and path models (default) or ns-3's 802.11
+    /// ad hoc MANET (cargo feature `ns3`; a mobility path's terrain and movement carry over).
+    #[arg(long, value_enum)]
+    backend: Option<BackendArg>,
+    /// Set an ns-3 scenario field: KEY=VALUE under [ns3], e.g. routing=olsr,
+    /// wifi.data_rate_mbps=11 or topology.model=chain (see netsim-ns3/README.md). Repeatable.
+    #[arg(long = "ns3", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    ns3: Vec<(String, Value)>,
     /// quinn's max_idle_timeout: "off" (default) or a duration.
     #[arg(long, value_name = "off|DURATION")]
     idle_timeout: Option<String>,
@@ -439,6 +460,16 @@ impl ScenarioArgs {
         self.path_overrides(&mut o)?;
         for (key, value) in &self.link {
             set(&mut o, &format!("link.{key}"), value.clone(), "--link");
+        }
+        if let Some(backend) = self.backend {
+            let name = match backend {
+                BackendArg::Netsim => "netsim",
+                BackendArg::Ns3 => "ns3",
+            };
+            set(&mut o, "backend", Value::String(name.into()), "--backend");
+        }
+        for (key, value) in &self.ns3 {
+            set(&mut o, &format!("ns3.{key}"), value.clone(), "--ns3");
         }
         if let Some(idle) = &self.idle_timeout {
             let value = if idle == "off" {
@@ -711,6 +742,8 @@ impl OutputArgs {
         RunOptions {
             trace: self.plot.is_some(),
             qlog_dir: self.qlog.clone(),
+            // This binary runs each ns-3 run in a process of its own (`ns3-worker`).
+            ns3_worker: std::env::current_exe().ok(),
         }
     }
 
@@ -879,6 +912,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Merge(args)) => merge_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),
+        Some(Command::Ns3Worker) => crate::ns3_worker::serve(),
     }
 }
 

@@ -21,12 +21,14 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod backend;
 pub mod cli;
 pub mod controllers;
 pub mod error;
 pub mod flows;
 pub mod merge;
 pub mod metrics;
+pub mod ns3_worker;
 pub mod presets;
 pub mod probe;
 pub mod qlog;

@@ -4,6 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
+use crate::backend::BackendKind;
 use crate::probe::WindowPoint;
 use crate::stack::Stack;
 
@@ -114,7 +115,10 @@ pub struct FlowMetrics {
     pub window_trace: Vec<WindowPoint>,
 }
 
-/// What the link offered during the run (data direction), from netsim's accounting.
+/// What the link offered during the run (data direction), from netsim's accounting. On the
+/// ns-3 backend: `up_fraction` is the share of geometric route samples with a path,
+/// `capacity_bps` is 0 (no physical limit is computed), `dropped_queue` counts interface-queue
+/// drops and `dropped_breakage` every other ns-3 drop (the full breakdown is in `ns3`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct LinkSummary {
     /// Seconds accounted.
@@ -182,6 +186,16 @@ pub struct RunResult {
     pub link: LinkSummary,
     /// Per-flow metrics.
     pub flows: Vec<FlowMetrics>,
+    /// The simulator that carried the datagrams (written only when it is not netsim).
+    #[serde(default, skip_serializing_if = "is_netsim")]
+    pub backend: BackendKind,
+    /// What ns-3 did, on that backend: drops by reason, hops, route changes, MAC retries.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3: Option<netsim_ns3::Ns3Stats>,
+}
+
+fn is_netsim(kind: &BackendKind) -> bool {
+    *kind == BackendKind::Netsim
 }
 
 /// The `q` quantile (0..=1) of `sorted` by nearest rank.

@@ -50,6 +50,14 @@ const PRESETS: &[Preset] = &[
         name: "abra-nodes",
         text: include_str!("../presets/abra-nodes.toml"),
     },
+    Preset {
+        name: "ns3-manet",
+        text: include_str!("../presets/ns3-manet.toml"),
+    },
+    Preset {
+        name: "ns3-chain",
+        text: include_str!("../presets/ns3-chain.toml"),
+    },
 ];
 
 /// Every preset, the demo first.

@@ -16,7 +16,7 @@ use quinn_proto::RttEstimator;
 const TRACE_SPACING: Duration = Duration::from_millis(5);
 
 /// One point of the window trajectory.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
 pub struct WindowPoint {
     /// Seconds since the run's start (link time).
     pub t: f64,

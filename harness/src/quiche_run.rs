@@ -201,6 +201,8 @@ mod imp {
             signals: None,
             link: link_summary(data),
             flows: vec![flow_of(scenario, report)],
+            backend: crate::backend::BackendKind::Netsim,
+            ns3: None,
         }
     }
 

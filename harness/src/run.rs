@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use netsim::quinn_pair::QuinnPair;
 use quinn::TransportConfig;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::controllers::{self, ControllerSpec};
 use crate::error::{HarnessError, Result};
@@ -21,7 +21,7 @@ use crate::probe::Probe;
 use crate::scenario::{Scenario, Transfer};
 
 /// One run of a grid.
-#[derive(Clone, Debug, Serialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct RunSpec {
     /// Position in grid order.
     pub index: usize,
@@ -49,6 +49,9 @@ struct Identity<'a> {
     receiver: Option<crate::stack::Stack>,
     controller: &'a ControllerSpec,
     seed: u64,
+    /// ns-3's scenario, on that backend (absent on netsim, so netsim run ids are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ns3: Option<&'a netsim_ns3::Ns3Config>,
 }
 
 /// 64-bit FNV-1a.
@@ -73,6 +76,7 @@ impl RunSpec {
             receiver: s.receiver,
             controller: &self.controller,
             seed: self.seed,
+            ns3: s.backend.ns3(),
         };
         let json = serde_json::to_string(&identity).unwrap_or_default();
         format!("{:016x}", fnv1a(json.as_bytes()))
@@ -86,11 +90,22 @@ pub struct RunOptions {
     pub trace: bool,
     /// Write quinn's qlog of each run's client side into this directory.
     pub qlog_dir: Option<PathBuf>,
+    /// The harness binary, to run each ns-3 run in a process of its own (ns-3 allows one
+    /// simulation per process). `None`: in this process, one ns-3 run at a time.
+    pub ns3_worker: Option<PathBuf>,
 }
 
 /// Runs `spec`. A failed run (quinn error, timeout, integrity failure) is
 /// [`HarnessError::RunFailed`] naming the run.
 pub fn execute(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
+    if let (Some(worker), false) = (&options.ns3_worker, spec.scenario.backend.is_netsim()) {
+        return crate::ns3_worker::execute(worker, spec, options);
+    }
+    execute_here(spec, options)
+}
+
+/// Runs `spec` in this process.
+pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     let name = || {
         format!(
             "run {} ({} / {} / seed {})",
@@ -150,7 +165,11 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     }
     let mut server = TransportConfig::default();
     server.max_idle_timeout(idle);
-    let pair = QuinnPair::builder(scenario.link.clone(), spec.seed)
+    let builder = match scenario.backend.ns3() {
+        None => QuinnPair::builder(scenario.link.clone(), spec.seed),
+        Some(config) => netsim_ns3::quinn_pair(config, spec.seed).map_err(|e| e.to_string())?,
+    };
+    let pair = builder
         .client_transport(Arc::new(client))
         .server_transport(Arc::new(server))
         .build()
@@ -195,6 +214,12 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     }
     let end = pair.link().now();
     let accounting = pair.link().accounting();
+    let ns3 = pair.link().inspect_medium(|medium| {
+        medium
+            .as_any()
+            .downcast_ref::<netsim_ns3::Ns3Medium>()
+            .map(netsim_ns3::Ns3Medium::stats)
+    });
     let flows = flows.into_inner();
     let mut flow_metrics = Vec::new();
     for flow in &flows {
@@ -268,6 +293,8 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         signals: if info.port { signals } else { None },
         link: link_summary(data),
         flows: flow_metrics,
+        backend: scenario.backend.kind(),
+        ns3,
     };
     tracing::info!(
         target: "harness",

@@ -15,6 +15,7 @@
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
 //! receiver = "quiche"             # the receiver's stack, "quinn" or "quiche" (`quiche` feature);
 //!                                 # default: the sender's (quiche-* send from quiche)
+//! backend = "netsim"              # or "ns3": ns-3's 802.11 ad hoc MANET (`ns3` feature)
 //!
 //! [transfer]                      # either duration (default 60 s) or bytes
 //! duration = "60s"                # each flow sends for this long; goodput counts bytes by then
@@ -33,6 +34,11 @@
 //! errors = [{ model = "ber", ber = 1e-6 }]
 //! [link.b_to_a]                   # ... overridden field by field for one direction
 //! errors = []
+//!
+//! [ns3]                           # the ns-3 scenario (netsim_ns3::Ns3Config), backend = "ns3" only;
+//! routing = "aodv"                # a mobility [link.path] carries over (nodes, area, speeds,
+//! [ns3.wifi]                      # pause, range, source, sink); these keys override it
+//! data_rate_mbps = 2
 //!
 //! [controllers]
 //! select = ["newreno", "karak"]   # default: every available controller
@@ -53,6 +59,7 @@ use netsim::{Clock, DirectionConfig, LinkConfig, PathModelConfig};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
+use crate::backend::{self, Backend, BackendKind};
 use crate::controllers::{self, ControllerSpec};
 use crate::error::{HarnessError, Result};
 use crate::stack::{self, Stack};
@@ -79,6 +86,8 @@ struct ScenarioFile {
     flow_stagger: Option<Duration>,
     clock: Option<Clock>,
     receiver: Option<Stack>,
+    backend: Option<BackendKind>,
+    ns3: Option<Table>,
     #[serde(default)]
     transfer: TransferSection,
     #[serde(default)]
@@ -150,7 +159,7 @@ struct Axis {
 }
 
 /// How each flow's transfer is sized.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Transfer {
     /// Each flow sends for this long (link time); goodput counts what arrived in order by then.
@@ -166,11 +175,14 @@ pub enum Transfer {
 }
 
 /// quinn transport settings the harness controls.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct TransportSettings {
     /// quinn's `max_idle_timeout` (`None` = off, the default: a MANET outage must not kill the
     /// connection; the run's own deadline bounds it).
-    #[serde(serialize_with = "crate::units::duration_or_off::serialize")]
+    #[serde(
+        serialize_with = "crate::units::duration_or_off::serialize",
+        deserialize_with = "crate::units::duration_or_off::deserialize_resolved"
+    )]
     pub idle_timeout: Option<Duration>,
     /// quinn's packet threshold, also given to the ports' loss classifier (default 3).
     pub packet_threshold: u32,
@@ -179,7 +191,7 @@ pub struct TransportSettings {
 }
 
 /// One fully resolved scenario: a point of a grid.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
     /// The point's label: `axis=value` pairs, or the grid's name for a single scenario.
     pub point: String,
@@ -199,8 +211,11 @@ pub struct Scenario {
     /// Virtual or real time.
     pub clock: Clock,
     /// The receiver's stack (`None`: the sender's stack).
-    #[serde(skip_serializing_if = "Option::is_none")]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<Stack>,
+    /// What carries the datagrams: netsim's `link` (default), or ns-3.
+    #[serde(default, skip_serializing_if = "Backend::is_netsim")]
+    pub backend: Backend,
 }
 
 /// A grid: scenarios x controllers x seeds.
@@ -336,6 +351,7 @@ pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
         .unwrap_or_else(|| source.default_name.clone());
     let controllers = ctx.controllers(&file.controllers)?;
     ctx.check_stacks(&points, &controllers)?;
+    check_backend_overrides(&points, overrides)?;
     Ok(Grid {
         description: file.description.clone().unwrap_or_default(),
         paper: file.paper.clone(),
@@ -353,6 +369,31 @@ pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
         seeds: ctx.seeds(file.seeds.as_ref())?,
         name,
     })
+}
+
+/// Refuses command-line options that would be silently ignored: `--ns3` settings when no
+/// point runs on ns-3, and netsim's per-direction link settings on points that do (there the
+/// 802.11 MAC and PHY take the link's place).
+fn check_backend_overrides(points: &[Scenario], overrides: &[Override]) -> Result<()> {
+    if points.iter().all(|p| p.backend.is_netsim()) {
+        return match overrides.iter().find(|o| o.key.starts_with("ns3.")) {
+            Some(o) => Err(HarnessError::bad_input(format!(
+                "{}: sets the ns-3 scenario ({}), but the runs use netsim; add --backend ns3",
+                o.flag, o.key
+            ))),
+            None => Ok(()),
+        };
+    }
+    let direction = |key: &str| key.starts_with("link.a_to_b") || key.starts_with("link.b_to_a");
+    match overrides.iter().find(|o| direction(&o.key)) {
+        Some(o) => Err(HarnessError::bad_input(format!(
+            "{}: sets netsim's link ({}), which the ns-3 backend does not use: there the 802.11 \
+             MAC and PHY carry the datagrams (set them with --ns3, e.g. --ns3 \
+             wifi.data_rate_mbps=11 or --ns3 wifi.queue_packets=100)",
+            o.flag, o.key
+        ))),
+        None => Ok(()),
+    }
 }
 
 struct ResolvedAxis {
@@ -603,6 +644,27 @@ impl Context<'_> {
         signal
             .time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
+        let backend = match file.backend.unwrap_or_default() {
+            BackendKind::Netsim => Backend::Netsim,
+            BackendKind::Ns3 => {
+                let config = backend::resolve(&backend::inherited(&link), file.ns3.as_ref())
+                    .map_err(|e| self.field_error("ns3", format!("ns3: {e}{}", at())))?;
+                config.validate().map_err(|e| {
+                    let field = match &e {
+                        netsim::ConfigError::OutOfRange { field, .. }
+                        | netsim::ConfigError::Invalid { field, .. } => field.clone(),
+                        netsim::ConfigError::Parse { .. } => String::new(),
+                    };
+                    self.field_error(&format!("ns3.{field}"), format!("ns3.{e}{}", at()))
+                })?;
+                if !netsim_ns3::AVAILABLE {
+                    return Err(
+                        self.field_error("backend", netsim_ns3::Error::Unavailable.to_string())
+                    );
+                }
+                Backend::Ns3(Box::new(config))
+            }
+        };
         if file.receiver == Some(Stack::Quiche) && !stack::QUICHE_AVAILABLE {
             return Err(self.field_error(
                 "receiver",
@@ -623,6 +685,7 @@ impl Context<'_> {
             },
             clock: file.clock.unwrap_or_default(),
             receiver: file.receiver,
+            backend,
         })
     }
 
@@ -631,10 +694,27 @@ impl Context<'_> {
     /// sender (quiche's are fixed).
     fn check_stacks(&self, points: &[Scenario], specs: &[ControllerSpec]) -> Result<()> {
         for point in points {
+            if !point.backend.is_netsim() && point.clock == Clock::Real {
+                return Err(self.field_error(
+                    "clock",
+                    "the ns-3 backend runs in virtual time only (ns-3 is advanced in lock-step \
+                     with tokio's paused clock); use clock = \"virtual\" (--clock virtual)",
+                ));
+            }
             for spec in specs {
                 let info = controllers::lookup(&spec.name)
                     .map_err(|e| self.field_error("controllers.select", e))?;
                 let (sender, receiver) = stack::ends(info.stack, point.receiver);
+                if !point.backend.is_netsim() && stack::involves_quiche(sender, receiver) {
+                    return Err(self.field_error(
+                        "backend",
+                        format!(
+                            "controller `{}` involves quiche, which needs real time; the ns-3 \
+                             backend runs quinn in virtual time only",
+                            spec.label()
+                        ),
+                    ));
+                }
                 if !stack::involves_quiche(sender, receiver) {
                     continue;
                 }

@@ -73,6 +73,13 @@ pub mod duration_or_off {
         }
     }
 
+    /// Reads what [`serialize`] writes: `"off"` as `None`, a duration as `Some`.
+    pub fn deserialize_resolved<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Duration>, D::Error> {
+        deserialize(deserializer).map(Option::flatten)
+    }
+
     /// Reads `"off"`, `"30s"` or a number of seconds.
     pub fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,

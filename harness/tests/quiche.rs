@@ -219,7 +219,7 @@ mod with_the_feature {
             csv.lines()
                 .next()
                 .unwrap()
-                .ends_with(",clock,sender,receiver,packets_retransmitted")
+                .contains(",clock,sender,receiver,packets_retransmitted,backend,")
         );
         assert!(csv.contains(",real,quiche,quiche,"), "{csv}");
         assert!(csv.contains(",real,quinn,quiche,"), "{csv}");

@@ -197,6 +197,12 @@ OnForward(uint32_t node, const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
     {
         return;
     }
+    // AODV sends a packet that waited for a route back through the sender's loopback and IP
+    // forwarding: the sender is not a hop.
+    if (node == (tag.direction == 0 ? g->source : g->sink))
+    {
+        return;
+    }
     tag.forwarders = tag.forwarders == 255 ? 255 : tag.forwarders + 1;
     tag.path_hash = (tag.path_hash ^ (uint64_t(node) + 1)) * kFnvPrime;
     // The trace hands the packet out as const; the tag travels on with it, as

@@ -505,3 +505,51 @@ impl Ns3Config {
         }
     }
 }
+
+impl Ns3Config {
+    /// One line for reports: nodes, movement, radio, routing, endpoints.
+    pub fn describe(&self) -> String {
+        let movement = match &self.topology {
+            Topology::RandomWaypoint {
+                min_speed,
+                max_speed,
+                pause,
+            } => format!(
+                "{} nodes random waypoint {min_speed}-{max_speed} m/s pause {} in {} m x {} m",
+                self.nodes,
+                netsim::units::format_duration(*pause),
+                self.area_width,
+                self.area_height
+            ),
+            Topology::Chain { spacing } => {
+                format!("{}-hop chain, {spacing} m apart", self.nodes - 1)
+            }
+            Topology::Grid { columns, spacing } => {
+                format!(
+                    "{} nodes in a grid {columns} wide, {spacing} m apart",
+                    self.nodes
+                )
+            }
+            Topology::Ns2Trace { path } => {
+                format!("{} nodes moving by {}", self.nodes, path.display())
+            }
+        };
+        let radio = match self.propagation {
+            Propagation::Range { range } => format!("{range} m range"),
+            Propagation::LogDistance => "log-distance propagation".to_owned(),
+        };
+        let standard = match self.wifi.standard {
+            Standard::B => "802.11b",
+            Standard::A => "802.11a",
+            Standard::G => "802.11g",
+        };
+        format!(
+            "{movement}; {standard} {} Mb/s{}, {radio}; {}; node {} -> node {}",
+            self.wifi.data_rate_mbps,
+            if self.wifi.rts_cts { " RTS/CTS" } else { "" },
+            self.routing.as_str(),
+            self.source,
+            self.sink_node()
+        )
+    }
+}

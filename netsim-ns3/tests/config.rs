@@ -64,27 +64,75 @@ fn a_full_toml_scenario_reads_and_round_trips() {
 #[test]
 fn errors_name_the_field_and_the_allowed_range() {
     let cases = [
-        ("nodes = 1", "nodes = 1 is out of range: it must be in [2, 1000]"),
-        ("nodes = 5\nsink = 5", "sink = 5 is out of range: it must be in [0, 4]"),
-        ("sink = 0", "sink: the sink must be another node than the source (0)"),
-        ("[wifi]\ndata_rate_mbps = 3", "wifi.data_rate_mbps = 3 is out of range: it must be one of 1, 2, 5.5, 11 (Mb/s)"),
-        ("[wifi]\nstandard = \"802.11a\"\ndata_rate_mbps = 2", "one of 6, 9, 12, 18, 24, 36, 48, 54 (Mb/s)"),
-        ("[wifi]\nshort_retry_limit = 0", "wifi.short_retry_limit = 0 is out of range: it must be in [1, 255]"),
-        ("topology = { model = \"random_waypoint\", min_speed = 0, max_speed = 20, pause = 1 }", "topology.min_speed = 0 is out of range: it must be in (0, 1000]"),
-        ("topology = { model = \"random_waypoint\", min_speed = 10, max_speed = 5, pause = 1 }", "topology.max_speed = 5 is out of range: it must be >= topology.min_speed (10)"),
-        ("topology = { model = \"grid\", columns = 0, spacing = 100 }", "topology.columns = 0 is out of range: it must be in [1, 50]"),
-        ("propagation = { model = \"range\", range = -1 }", "propagation.range = -1 is out of range"),
-        ("step = \"0s\"", "step = 0s is out of range: it must be in (0, 1s]"),
-        ("routing = \"dsr\"", "routing: dsr is not available: Debian's ns-3 3.37 DSR module"),
-        ("[[background]]\nfrom = 1\nto = 1\nrate = \"1Mbps\"", "background[0].to: a background flow needs two different nodes"),
-        ("[[background]]\nfrom = 1\nto = 60\nrate = \"1Mbps\"", "background[0].to = 60 is out of range: it must be in [0, 49]"),
+        (
+            "nodes = 1",
+            "nodes = 1 is out of range: it must be in [2, 1000]",
+        ),
+        (
+            "nodes = 5\nsink = 5",
+            "sink = 5 is out of range: it must be in [0, 4]",
+        ),
+        (
+            "sink = 0",
+            "sink: the sink must be another node than the source (0)",
+        ),
+        (
+            "[wifi]\ndata_rate_mbps = 3",
+            "wifi.data_rate_mbps = 3 is out of range: it must be one of 1, 2, 5.5, 11 (Mb/s)",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11a\"\ndata_rate_mbps = 2",
+            "one of 6, 9, 12, 18, 24, 36, 48, 54 (Mb/s)",
+        ),
+        (
+            "[wifi]\nshort_retry_limit = 0",
+            "wifi.short_retry_limit = 0 is out of range: it must be in [1, 255]",
+        ),
+        (
+            "topology = { model = \"random_waypoint\", min_speed = 0, max_speed = 20, pause = 1 }",
+            "topology.min_speed = 0 is out of range: it must be in (0, 1000]",
+        ),
+        (
+            "topology = { model = \"random_waypoint\", min_speed = 10, max_speed = 5, pause = 1 }",
+            "topology.max_speed = 5 is out of range: it must be >= topology.min_speed (10)",
+        ),
+        (
+            "topology = { model = \"grid\", columns = 0, spacing = 100 }",
+            "topology.columns = 0 is out of range: it must be in [1, 50]",
+        ),
+        (
+            "propagation = { model = \"range\", range = -1 }",
+            "propagation.range = -1 is out of range",
+        ),
+        (
+            "step = \"0s\"",
+            "step = 0s is out of range: it must be in (0, 1s]",
+        ),
+        (
+            "routing = \"dsr\"",
+            "routing: dsr is not available: Debian's ns-3 3.37 DSR module",
+        ),
+        (
+            "[[background]]\nfrom = 1\nto = 1\nrate = \"1Mbps\"",
+            "background[0].to: a background flow needs two different nodes",
+        ),
+        (
+            "[[background]]\nfrom = 1\nto = 60\nrate = \"1Mbps\"",
+            "background[0].to = 60 is out of range: it must be in [0, 49]",
+        ),
         ("speed = 3", "unknown field `speed`"),
-        ("topology = { model = \"chain\", spacing = 100, pause = 1 }", "unknown field `pause`"),
+        (
+            "topology = { model = \"chain\", spacing = 100, pause = 1 }",
+            "unknown field `pause`",
+        ),
         ("routing = \"batman\"", "unknown variant `batman`"),
     ];
     for (text, expected) in cases {
         let error = parse(text).unwrap_err();
-        assert!(error.contains(expected), "{text:?}: got {error:?}, expected {expected:?}");
+        assert!(
+            error.contains(expected),
+            "{text:?}: got {error:?}, expected {expected:?}"
+        );
     }
 }
 
@@ -93,13 +141,24 @@ fn a_session_without_ns3_says_what_to_install() {
     if netsim_ns3::AVAILABLE {
         return; // covered by the ns-3 tests
     }
-    let error = Session::new(&Ns3Config::default(), 1).unwrap_err().to_string();
-    assert!(error.contains("libns3-dev") && error.contains("feature `ns3`"), "{error}");
+    let error = Session::new(&Ns3Config::default(), 1)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        error.contains("libns3-dev") && error.contains("feature `ns3`"),
+        "{error}"
+    );
 }
 
 #[test]
 fn an_invalid_scenario_is_refused_before_ns3_sees_it() {
-    let config = Ns3Config { nodes: 0, ..Ns3Config::default() };
+    let config = Ns3Config {
+        nodes: 0,
+        ..Ns3Config::default()
+    };
     let error = Session::new(&config, 1).unwrap_err().to_string();
-    assert!(error.starts_with("invalid ns-3 scenario: nodes = 0"), "{error}");
+    assert!(
+        error.starts_with("invalid ns-3 scenario: nodes = 0"),
+        "{error}"
+    );
 }

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
-const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted";
+const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted,backend,ns3_hops,ns3_route_changes,ns3_drops_mac_retry,ns3_drops_queue,ns3_drops_no_route,ns3_drops_routing_buffer";
 
 fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
@@ -41,7 +41,7 @@ pub fn render(runs: &[RunResult]) -> String {
             let sig = |f: fn(&crate::metrics::SignalCounts) -> u64| {
                 s.as_ref().map(|s| f(s).to_string()).unwrap_or_default()
             };
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 "{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}",
                 run.run_id,
@@ -79,6 +79,22 @@ pub fn render(runs: &[RunResult]) -> String {
                 run.sender,
                 run.receiver,
                 opt_count(flow.packets_retransmitted),
+            );
+            // ns-3's account of the run's data direction (empty on netsim).
+            let data = run.ns3.as_ref().map(|s| s.a_to_b);
+            let ns3 = |f: fn(&netsim_ns3::Ns3DirectionStats) -> u64| {
+                data.as_ref().map(|d| f(d).to_string()).unwrap_or_default()
+            };
+            let _ = writeln!(
+                out,
+                ",{},{},{},{},{},{},{}",
+                run.backend.as_str(),
+                opt(data.as_ref().and_then(|d| d.mean_hops)),
+                ns3(|d| d.route_changes),
+                ns3(|d| d.drops.mac_retry),
+                ns3(|d| d.drops.mac_queue),
+                ns3(|d| d.drops.no_route),
+                ns3(|d| d.drops.routing_buffer),
             );
         }
     }

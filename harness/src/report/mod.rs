@@ -32,6 +32,9 @@ pub struct ReportMeta {
     pub seeds: Vec<u64>,
     /// Harness version that produced the results.
     pub harness_version: String,
+    /// The ns-3 scenarios of the points that ran on ns-3, described (empty on netsim).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub backends: Vec<String>,
 }
 
 impl ReportMeta {
@@ -46,6 +49,16 @@ impl ReportMeta {
             controllers: grid.controllers.iter().map(|c| c.label()).collect(),
             seeds: grid.seeds.clone(),
             harness_version: crate::VERSION.to_owned(),
+            backends: {
+                let mut described: Vec<String> = Vec::new();
+                for config in grid.points.iter().filter_map(|p| p.backend.ns3()) {
+                    let text = format!("ns-3: {}", config.describe());
+                    if !described.contains(&text) {
+                        described.push(text);
+                    }
+                }
+                described
+            },
         }
     }
 }
@@ -95,6 +108,61 @@ pub struct SummaryRow {
     /// The receiver's QUIC stack.
     #[serde(default)]
     pub receiver: crate::stack::Stack,
+    /// What ns-3 did, on that backend (mean per run).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ns3: Option<Ns3Row>,
+}
+
+/// ns-3's account of the data direction and the network, mean per run over a row's runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Ns3Row {
+    /// Mean hops of the delivered datagrams.
+    pub hops: Option<f64>,
+    /// Forwarding-path changes seen by the receiver.
+    pub route_changes: f64,
+    /// Share of geometric samples with an in-range path between source and sink.
+    pub route_available: Option<f64>,
+    /// Data datagrams dropped at the MAC retry limit.
+    pub mac_retry_drops: f64,
+    /// Data datagrams dropped by the interface queue.
+    pub queue_drops: f64,
+    /// Data datagrams dropped for want of a route.
+    pub no_route_drops: f64,
+    /// Data datagrams dropped from the routing protocol's buffer.
+    pub routing_buffer_drops: f64,
+    /// Other data-datagram drops (ARP, TTL, ...).
+    pub other_drops: f64,
+    /// Failed MAC data-frame attempts over all traffic.
+    pub mac_retransmissions: f64,
+}
+
+impl Ns3Row {
+    fn of(runs: &[&RunResult]) -> Option<Self> {
+        let stats: Vec<&netsim_ns3::Ns3Stats> =
+            runs.iter().filter_map(|r| r.ns3.as_ref()).collect();
+        if stats.is_empty() {
+            return None;
+        }
+        let n = stats.len() as f64;
+        let mean =
+            |f: &dyn Fn(&netsim_ns3::Ns3Stats) -> f64| stats.iter().map(|s| f(s)).sum::<f64>() / n;
+        let mean_some = |f: &dyn Fn(&netsim_ns3::Ns3Stats) -> Option<f64>| {
+            let values: Vec<f64> = stats.iter().filter_map(|s| f(s)).collect();
+            (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
+        };
+        let drops = |f: &dyn Fn(&netsim_ns3::Ns3Drops) -> u64| mean(&|s| f(&s.a_to_b.drops) as f64);
+        Some(Self {
+            hops: mean_some(&|s| s.a_to_b.mean_hops),
+            route_changes: mean(&|s| s.a_to_b.route_changes as f64),
+            route_available: mean_some(&|s| s.route_available),
+            mac_retry_drops: drops(&|d| d.mac_retry),
+            queue_drops: drops(&|d| d.mac_queue),
+            no_route_drops: drops(&|d| d.no_route),
+            routing_buffer_drops: drops(&|d| d.routing_buffer),
+            other_drops: drops(&|d| d.ttl + d.other),
+            mac_retransmissions: mean(&|s| s.mac_retransmissions as f64),
+        })
+    }
 }
 
 /// Groups `results` by point and controller (in `meta`'s orders) and computes the rows.
@@ -171,6 +239,7 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 clock: first.clock,
                 sender: first.sender,
                 receiver: first.receiver,
+                ns3: Ns3Row::of(&runs),
             });
         }
     }

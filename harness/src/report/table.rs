@@ -42,6 +42,9 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
     if let Some(paper) = &meta.paper {
         let _ = writeln!(out, "follows: {paper}");
     }
+    for backend in &meta.backends {
+        let _ = writeln!(out, "backend {backend}");
+    }
     let seeds: Vec<String> = meta.seeds.iter().map(u64::to_string).collect();
     let _ = writeln!(out, "seeds: {} (mean ± sd over seeds)", seeds.join(", "));
     let headers = [
@@ -145,6 +148,94 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
     let _ = writeln!(
         out,
         "util = goodput / netsim's physical limit; FR/T1/T2/T0 = loss-signal classes per run (ports only)"
+    );
+    if rows.iter().any(|r| r.ns3.is_some()) {
+        out.push_str(&render_ns3(rows));
+    }
+    out
+}
+
+/// Fixed-width lines: a header, a rule, the rows (a blank line between points).
+fn columns(headers: &[&str], table: &[(String, Vec<String>)]) -> String {
+    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
+    for (_, line) in table {
+        for (w, cell) in widths.iter_mut().zip(line) {
+            *w = (*w).max(cell.chars().count());
+        }
+    }
+    let fmt_line = |cells: &[String]| {
+        let padded: Vec<String> = cells
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
+            .collect();
+        padded.join("  ").trim_end().to_owned()
+    };
+    let mut out = String::new();
+    let header: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
+    let _ = writeln!(out, "{}", fmt_line(&header));
+    let _ = writeln!(
+        out,
+        "{}",
+        "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
+    );
+    let mut last_point = None;
+    for (point, line) in table {
+        if last_point.is_some() && last_point != Some(point) {
+            out.push('\n');
+        }
+        last_point = Some(point);
+        let _ = writeln!(out, "{}", fmt_line(line));
+    }
+    out
+}
+
+/// What ns-3 did on the ns-3 rows: the data direction's hops, route changes and drops by
+/// reason, and the network's MAC retransmissions, mean per run.
+fn render_ns3(rows: &[SummaryRow]) -> String {
+    let headers = [
+        "point",
+        "controller",
+        "hops",
+        "route changes",
+        "route up %",
+        "drops: MAC retry/queue/no route/routing buffer/other",
+        "MAC retx",
+    ];
+    let one = |x: Option<f64>, digits: usize| {
+        x.map_or_else(|| "-".to_owned(), |x| format!("{x:.digits$}"))
+    };
+    let table: Vec<(String, Vec<String>)> = rows
+        .iter()
+        .filter_map(|row| {
+            let ns3 = row.ns3.as_ref()?;
+            Some((
+                row.point.clone(),
+                vec![
+                    row.point.clone(),
+                    controller_cell(row),
+                    one(ns3.hops, 2),
+                    format!("{:.1}", ns3.route_changes),
+                    one(ns3.route_available.map(|f| f * 100.0), 1),
+                    format!(
+                        "{:.1}/{:.1}/{:.1}/{:.1}/{:.1}",
+                        ns3.mac_retry_drops,
+                        ns3.queue_drops,
+                        ns3.no_route_drops,
+                        ns3.routing_buffer_drops,
+                        ns3.other_drops
+                    ),
+                    format!("{:.0}", ns3.mac_retransmissions),
+                ],
+            ))
+        })
+        .collect();
+    let mut out = String::from("\nns-3, data direction (mean per run):\n");
+    out.push_str(&columns(&headers, &table));
+    out.push_str(
+        "ns-3 rows: util is '-' (no physical limit is computed: an 802.11 network's capacity \
+         depends on its traffic); hops = 1 + forwarders of delivered datagrams; route up % = \
+         geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic\n",
     );
     out
 }

@@ -1,0 +1,124 @@
+//! ns-3 runs in processes of their own. ns-3's simulator is one global object per process, so
+//! parallel ns-3 runs cannot share one: for each ns-3 run the harness starts its own binary as
+//! `harness ns3-worker`, writes the run (a [`Request`]) to its stdin as JSON, and reads the
+//! result (a [`Response`]) from its stdout. The worker's stderr passes through (its logs).
+
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use serde::{Deserialize, Serialize};
+
+use crate::error::{HarnessError, Result};
+use crate::metrics::RunResult;
+use crate::probe::WindowPoint;
+use crate::run::{self, RunOptions, RunSpec};
+
+/// One run for a worker.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Request {
+    /// The run.
+    pub spec: RunSpec,
+    /// Its id as the parent computed it: the worker refuses a spec that does not hash to it.
+    pub run_id: String,
+    /// Record window trajectories.
+    pub trace: bool,
+    /// qlog directory.
+    pub qlog_dir: Option<PathBuf>,
+}
+
+/// A worker's answer.
+#[derive(Debug, Serialize, Deserialize)]
+pub struct Response {
+    /// The result, or the run's error message.
+    pub result: std::result::Result<RunResult, String>,
+    /// Each flow's window trajectory (not part of a result's JSON).
+    pub traces: Vec<Vec<WindowPoint>>,
+}
+
+/// Runs `spec` in a new `worker ns3-worker` process.
+pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
+    let failed = |what: String| {
+        HarnessError::run_failed(format!(
+            "run {} ({} / {} / seed {}): {what}",
+            spec.run_id(),
+            spec.scenario.point,
+            spec.controller.label(),
+            spec.seed
+        ))
+    };
+    let request = Request {
+        spec: spec.clone(),
+        run_id: spec.run_id(),
+        trace: options.trace,
+        qlog_dir: options.qlog_dir.clone(),
+    };
+    let json =
+        serde_json::to_vec(&request).map_err(|e| failed(format!("cannot encode the run: {e}")))?;
+    let mut child = Command::new(worker)
+        .arg("ns3-worker")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::inherit())
+        .spawn()
+        .map_err(|e| {
+            failed(format!(
+                "cannot start the ns-3 worker {}: {e}",
+                worker.display()
+            ))
+        })?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(&json)
+            .map_err(|e| failed(format!("cannot hand the run to the ns-3 worker: {e}")))?;
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|e| failed(format!("the ns-3 worker failed: {e}")))?;
+    if !output.status.success() {
+        return Err(failed(format!(
+            "the ns-3 worker exited with {}",
+            output.status
+        )));
+    }
+    let response: Response = serde_json::from_slice(&output.stdout)
+        .map_err(|e| failed(format!("unreadable answer from the ns-3 worker: {e}")))?;
+    let mut result = response.result.map_err(HarnessError::run_failed)?;
+    for (flow, trace) in result.flows.iter_mut().zip(response.traces) {
+        flow.window_trace = trace;
+    }
+    Ok(result)
+}
+
+/// The worker: reads a [`Request`] from stdin, runs it here, writes a [`Response`] to stdout.
+pub fn serve() -> Result<()> {
+    let mut input = Vec::new();
+    std::io::stdin().read_to_end(&mut input).map_err(|e| {
+        HarnessError::bad_input(format!("ns3-worker: cannot read the request: {e}"))
+    })?;
+    let request: Request = serde_json::from_slice(&input)
+        .map_err(|e| HarnessError::bad_input(format!("ns3-worker: malformed request: {e}")))?;
+    if request.spec.run_id() != request.run_id {
+        return Err(HarnessError::bad_input(format!(
+            "ns3-worker: the run arrived as {} but was sent as {}",
+            request.spec.run_id(),
+            request.run_id
+        )));
+    }
+    let options = RunOptions {
+        trace: request.trace,
+        qlog_dir: request.qlog_dir,
+        ns3_worker: None,
+    };
+    let result = run::execute_here(&request.spec, &options).map_err(|e| e.to_string());
+    let traces = result
+        .as_ref()
+        .map(|r| r.flows.iter().map(|f| f.window_trace.clone()).collect())
+        .unwrap_or_default();
+    let response = Response { result, traces };
+    let json = serde_json::to_vec(&response)
+        .map_err(|e| HarnessError::run_failed(format!("ns3-worker: {e}")))?;
+    std::io::stdout()
+        .write_all(&json)
+        .map_err(|e| HarnessError::run_failed(format!("ns3-worker: cannot write the result: {e}")))
+}

@@ -1,0 +1,167 @@
+//! The ns-3 backend in the harness: bad input is refused with exit 2 whether or not ns-3 is
+//! built in; with the `ns3` feature, every controller runs over an ns-3 MANET and an ns-3
+//! chain, each run in a worker process of its own, with the same bytes for any job count.
+
+mod common;
+
+use common::{run_in, stderr};
+
+/// Exit code 2, every needle in stderr, no table.
+fn refused(args: &[&str], files: &[(&str, &str)], needles: &[&str]) {
+    let dir = tempfile::tempdir().unwrap();
+    for (name, text) in files {
+        std::fs::write(dir.path().join(name), text).unwrap();
+    }
+    let output = run_in(dir.path(), args);
+    let err = stderr(&output);
+    assert_eq!(
+        output.status.code(),
+        Some(2),
+        "{args:?}: exit code; stderr:\n{err}"
+    );
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{args:?}: `{needle}` missing from stderr:\n{err}"
+        );
+    }
+    assert!(!err.contains("panicked"), "{args:?}: panic:\n{err}");
+    assert!(output.stdout.is_empty(), "{args:?}: no table on bad input");
+}
+
+#[test]
+fn ns3_settings_are_validated_with_the_field_and_range() {
+    refused(
+        &["run", "--backend", "ns3", "--ns3", "nodes=1"],
+        &[],
+        &[
+            "--ns3",
+            "ns3.nodes = 1 is out of range: it must be in [2, 1000]",
+        ],
+    );
+    refused(
+        &["run", "--scenario", "s.toml"],
+        &[("s.toml", "backend = \"ns3\"\n[ns3]\nrouting = \"dsr\"\n")],
+        &["s.toml", "line 3", "ns3.routing: dsr is not available"],
+    );
+    refused(
+        &["run", "--scenario", "s.toml"],
+        &[("s.toml", "backend = \"ns3\"\n[ns3]\nnodez = 3\n")],
+        &["unknown field `nodez`"],
+    );
+    refused(
+        &["run", "--backend", "quantum"],
+        &[],
+        &["invalid value 'quantum'", "netsim, ns3"],
+    );
+}
+
+#[test]
+fn ns3_settings_without_the_ns3_backend_are_refused() {
+    refused(
+        &["run", "--ns3", "routing=olsr"],
+        &[],
+        &["--ns3", "ns3.routing", "add --backend ns3"],
+    );
+}
+
+#[cfg(not(feature = "ns3"))]
+#[test]
+fn without_the_feature_the_backend_names_the_package_and_the_feature() {
+    refused(
+        &["run", "--backend", "ns3"],
+        &[],
+        &["libns3-dev", "feature `ns3`"],
+    );
+    refused(&["run", "--preset", "ns3-chain"], &[], &["libns3-dev"]);
+}
+
+#[cfg(feature = "ns3")]
+mod with_ns3 {
+    use super::*;
+
+    #[test]
+    fn settings_that_ns3_does_not_use_are_refused() {
+        refused(
+            &["run", "--backend", "ns3", "--rate", "5Mbps"],
+            &[],
+            &["--rate", "which the ns-3 backend does not use", "--ns3"],
+        );
+        refused(
+            &["run", "--backend", "ns3", "--clock", "real"],
+            &[],
+            &["virtual time only"],
+        );
+    }
+
+    /// The run's JSON report, parsed, and the JSON and CSV files' bytes.
+    fn reports(args: &[&str]) -> (serde_json::Value, String, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let mut all = args.to_vec();
+        all.extend(["--json", "r.json", "--csv", "r.csv"]);
+        let output = run_in(dir.path(), &all);
+        assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+        let json = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
+        let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
+        (serde_json::from_str(&json).unwrap(), json, csv)
+    }
+
+    #[test]
+    fn every_controller_runs_over_an_ns3_manet() {
+        let (json, _, csv) = reports(&[
+            "run",
+            "--preset",
+            "ns3-manet",
+            "--duration",
+            "20s",
+            "--seeds",
+            "1",
+        ]);
+        let runs = json["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 8, "every controller");
+        for run in runs {
+            assert_eq!(run["backend"], "ns3", "{run}");
+            let ns3 = &run["ns3"];
+            assert!(
+                ns3["a_to_b"]["offered"]["datagrams"].as_u64().unwrap() > 0,
+                "{run}"
+            );
+            assert!(ns3["events"].as_u64().unwrap() > 0);
+            assert!(run["utilization"].is_null(), "no physical limit on ns-3");
+        }
+        assert!(
+            runs.iter()
+                .any(|r| r["goodput_bps"].as_f64().unwrap() > 0.0)
+        );
+        assert!(csv.contains(",ns3,"), "CSV backend column");
+    }
+
+    #[test]
+    fn the_chain_runs_in_worker_processes_with_identical_bytes_for_any_job_count() {
+        let args = [
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--duration",
+            "10s",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno,sackfew",
+        ];
+        let (parsed, json_one, csv_one) = reports(&[&args[..], &["-j", "1"]].concat());
+        let (_, json_two, csv_two) = reports(&[&args[..], &["-j", "2"]].concat());
+        assert_eq!(json_one, json_two, "same JSON bytes with 1 and 2 workers");
+        assert_eq!(csv_one, csv_two, "same CSV bytes with 1 and 2 workers");
+        let runs = parsed["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 8, "4 chains x 2 controllers");
+        for run in runs {
+            let hops = run["ns3"]["a_to_b"]["mean_hops"].as_f64().unwrap();
+            let label: f64 = run["params"]["hops"].as_str().unwrap().parse().unwrap();
+            assert!(
+                (hops - label).abs() < 1e-9,
+                "a static chain's path has its hops: {run}"
+            );
+        }
+    }
+}
