@@ -268,7 +268,7 @@ async fn drive_medium(shared: Weak<Shared>, epoch: Instant, step: Duration) {
 #[derive(Debug)]
 enum MediumSource {
     /// netsim's own link, validated at build time.
-    Link(LinkConfig, u64),
+    Link(Box<LinkConfig>, u64),
     /// A medium built by the caller.
     Custom(Box<dyn Medium>),
 }
@@ -307,7 +307,7 @@ impl SimLinkBuilder {
             ));
         }
         let medium: Box<dyn Medium> = match self.medium {
-            MediumSource::Link(config, seed) => Box::new(Link::new(config, seed)?),
+            MediumSource::Link(config, seed) => Box::new(Link::new(*config, seed)?),
             MediumSource::Custom(medium) => medium,
         };
         let seed = medium.seed();
@@ -351,7 +351,7 @@ impl SimLink {
     /// A builder for a link with non-default options.
     pub fn builder(config: LinkConfig, seed: u64) -> SimLinkBuilder {
         SimLinkBuilder {
-            medium: MediumSource::Link(config, seed),
+            medium: MediumSource::Link(Box::new(config), seed),
             addrs: [DEFAULT_ADDR_A, DEFAULT_ADDR_B],
             record_timeline: false,
         }
