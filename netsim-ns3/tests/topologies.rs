@@ -1,0 +1,135 @@
+//! Every topology, routing protocol and option reaches ns-3 and does what it says.
+#![cfg(feature = "ns3")]
+
+use std::time::Duration;
+
+use netsim::Side;
+use netsim_ns3::{BackgroundFlow, Ns3Config, Propagation, Routing, Session, Topology};
+
+/// Delivery times (s) of a 1200-byte CBR flow from A every `every_ms` between `from` and `to` s.
+fn cbr(config: &Ns3Config, every_ms: u64, from: u64, to: u64) -> (Vec<f64>, netsim_ns3::Ns3Stats) {
+    let mut session = Session::new(config, 1).unwrap();
+    let count = ((to - from) * 1000 / every_ms) as u32;
+    session.native_cbr(
+        Side::A,
+        Duration::from_secs(from),
+        Duration::from_millis(every_ms),
+        count,
+        1200,
+    );
+    session.run_until(Duration::from_secs(to + 1));
+    let mut times = Vec::new();
+    while let Some(d) = session.pop() {
+        times.push(d.at.as_secs_f64());
+    }
+    (times, session.stats())
+}
+
+#[test]
+fn an_ns2_trace_moves_the_sink_out_of_range() {
+    // Nodes 0 and 1 start 100 m apart; from t = 3 s node 1 drives away at 100 m/s, so it
+    // leaves the 250 m range at t = 4.5 s.
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("trace.ns2");
+    std::fs::write(
+        &path,
+        "$node_(0) set X_ 100.0\n$node_(0) set Y_ 100.0\n$node_(0) set Z_ 0.0\n\
+         $node_(1) set X_ 200.0\n$node_(1) set Y_ 100.0\n$node_(1) set Z_ 0.0\n\
+         $ns_ at 3.0 \"$node_(1) setdest 5000.0 100.0 100.0\"\n",
+    )
+    .unwrap();
+    let config = Ns3Config {
+        nodes: 2,
+        topology: Topology::Ns2Trace { path },
+        ..Ns3Config::default()
+    };
+    let (times, stats) = cbr(&config, 10, 1, 8);
+    assert!(
+        times.len() > 200,
+        "delivered while in range: {}",
+        times.len()
+    );
+    let last = times.iter().cloned().fold(0.0, f64::max);
+    assert!(
+        (4.3..4.8).contains(&last),
+        "last delivery at {last} s, the sink leaves range at 4.5 s"
+    );
+    let available = stats.route_available.unwrap();
+    assert!(
+        (0.40..0.55).contains(&available),
+        "in range for 4.5 of 9 s: {available}"
+    );
+}
+
+#[test]
+fn olsr_and_dsdv_deliver_on_a_grid_after_a_warm_up() {
+    for routing in [Routing::Olsr, Routing::Dsdv] {
+        let config = Ns3Config {
+            nodes: 9,
+            topology: Topology::Grid {
+                columns: 3,
+                spacing: 200.0,
+            },
+            routing,
+            sink: Some(8),
+            ..Ns3Config::default()
+        };
+        // Proactive protocols need HELLO/TC or periodic updates before they have routes. 0.19
+        // Mb/s stays well below a 4-hop path's capacity (0.36 Mb/s, the chain test).
+        let (times, stats) = cbr(&config, 50, 20, 25);
+        assert!(
+            times.len() > 80,
+            "{routing:?}: {} of 100 delivered",
+            times.len()
+        );
+        let hops = stats.a_to_b.mean_hops.unwrap();
+        assert!(
+            (3.0..=4.5).contains(&hops),
+            "{routing:?}: corner to corner of a 3x3 grid takes 4 hops, not {hops}"
+        );
+    }
+}
+
+#[test]
+fn background_flows_run_and_the_warm_up_shifts_the_epoch() {
+    let config = Ns3Config {
+        nodes: 4,
+        topology: Topology::chain(),
+        sink: Some(1),
+        start: Duration::from_secs(2),
+        background: vec![BackgroundFlow {
+            from: 2,
+            to: 3,
+            rate: netsim::Rate::from_kbps(200),
+            packet_bytes: 500,
+            start: Duration::ZERO,
+            stop: Some(Duration::from_secs(4)),
+        }],
+        ..Ns3Config::default()
+    };
+    let mut medium = netsim_ns3::Ns3Medium::new(&config, 1).unwrap();
+    // The medium starts at ns-3 time `start`.
+    assert_eq!(medium.stats().simulated_s, 2.0);
+    let mut out = Vec::new();
+    netsim::Medium::deliver_until(&mut medium, Duration::from_secs(5), &mut out);
+    let stats = medium.stats();
+    // 200 kb/s of 500-byte packets for 4 s: 200 packets.
+    assert!((195..=205).contains(&stats.background_sent), "{stats:?}");
+    assert!(stats.background_received > 150, "{stats:?}");
+}
+
+#[test]
+fn log_distance_propagation_reaches_its_neighbours_without_route_samples() {
+    let config = Ns3Config {
+        nodes: 2,
+        topology: Topology::Chain { spacing: 50.0 },
+        propagation: Propagation::LogDistance,
+        ..Ns3Config::default()
+    };
+    let (times, stats) = cbr(&config, 10, 1, 3);
+    assert!(times.len() > 150, "{}", times.len());
+    assert_eq!(
+        stats.route_available, None,
+        "only the range model defines reach"
+    );
+}
