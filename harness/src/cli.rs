@@ -861,7 +861,7 @@ fn presets_command(args: &PresetsArgs) -> Result<()> {
     }
     let mut out = String::new();
     for preset in presets::all() {
-        let grid = scenario::load(&preset.source(), &[])?;
+        let grid = scenario::load_description(&preset.source())?;
         let runs = grid.points.len() * grid.controllers.len() * grid.seeds.len();
         out.push_str(&format!(
             "{:<16} {} point(s) x {} controllers x {} seeds = {runs} runs\n",

@@ -304,8 +304,19 @@ fn parse_error(source: &Source, error: &toml::de::Error) -> HarnessError {
     }
 }
 
-/// Loads `source` with `overrides` applied and expands it into a grid.
+/// Loads `source` with `overrides` applied and expands it into a grid that this build can run
+/// (the ns-3 backend needs the `ns3` feature).
 pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
+    load_checked(source, overrides, true)
+}
+
+/// Loads `source` and expands it into a grid, whether or not this build can run it (for
+/// listing presets).
+pub fn load_description(source: &Source) -> Result<Grid> {
+    load_checked(source, &[], false)
+}
+
+fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Result<Grid> {
     let file: ScenarioFile = toml::from_str(&source.text).map_err(|e| parse_error(source, &e))?;
     let mut doc: Table = source
         .text
@@ -339,6 +350,7 @@ pub fn load(source: &Source, overrides: &[Override]) -> Result<Grid> {
         source,
         doc: &doc,
         overrides,
+        runnable,
     };
     let axes = ctx.axes(&file.axis)?;
     let mut points = Vec::new();
@@ -436,6 +448,8 @@ struct Context<'a> {
     source: &'a Source,
     doc: &'a Table,
     overrides: &'a [Override],
+    /// Refuse points that this build cannot run (the ns-3 backend without its feature).
+    runnable: bool,
 }
 
 impl Context<'_> {
@@ -657,7 +671,7 @@ impl Context<'_> {
                     };
                     self.field_error(&format!("ns3.{field}"), format!("ns3.{e}{}", at()))
                 })?;
-                if !netsim_ns3::AVAILABLE {
+                if self.runnable && !netsim_ns3::AVAILABLE {
                     return Err(
                         self.field_error("backend", netsim_ns3::Error::Unavailable.to_string())
                     );

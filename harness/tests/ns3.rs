@@ -65,6 +65,21 @@ fn ns3_settings_without_the_ns3_backend_are_refused() {
     );
 }
 
+#[test]
+fn presets_list_the_ns3_presets_with_or_without_the_feature() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(dir.path(), &["presets"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing = String::from_utf8(output.stdout).unwrap();
+    for name in ["ns3-manet ", "ns3-chain ", "demo "] {
+        assert!(listing.contains(name), "`{name}` missing:\n{listing}");
+    }
+    assert!(
+        listing.contains("4 point(s) x 8 controllers x 3 seeds = 96 runs"),
+        "{listing}"
+    );
+}
+
 #[cfg(not(feature = "ns3"))]
 #[test]
 fn without_the_feature_the_backend_names_the_package_and_the_feature() {
