@@ -364,6 +364,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     let controllers = ctx.controllers(&file.controllers)?;
     ctx.check_stacks(&points, &controllers)?;
     check_backend_overrides(&points, overrides)?;
+    ctx.check_backend_axes(&points, &axes)?;
     Ok(Grid {
         description: file.description.clone().unwrap_or_default(),
         paper: file.paper.clone(),
@@ -481,6 +482,39 @@ impl Context<'_> {
             }
             None => HarnessError::bad_input(format!("{}: {message}", self.source.name)),
         }
+    }
+
+    /// Refuses an axis over netsim's per-direction link settings when points run on ns-3:
+    /// the 802.11 MAC and PHY replace them there, so every point would run the same network.
+    fn check_backend_axes(&self, points: &[Scenario], axes: &[ResolvedAxis]) -> Result<()> {
+        if points.iter().all(|p| p.backend.is_netsim()) {
+            return Ok(());
+        }
+        let direction = |key: &str| {
+            ["link.both", "link.a_to_b", "link.b_to_a"]
+                .iter()
+                .any(|prefix| key == *prefix || key.starts_with(&format!("{prefix}.")))
+        };
+        for axis in axes {
+            let whole_link = axis.key == "link"
+                && axis.values.iter().any(|(value, _)| {
+                    value
+                        .as_table()
+                        .is_some_and(|t| t.keys().any(|k| k != "path"))
+                });
+            if direction(&axis.key) || whole_link {
+                return Err(self.field_error(
+                    &format!("axis[{}].key", axis.index),
+                    format!(
+                        "axis `{}` varies netsim's link settings ({}), which the ns-3 backend \
+                         does not use (the 802.11 MAC and PHY carry the datagrams there): every \
+                         point would run the same network; vary `ns3.*` keys instead",
+                        axis.name, axis.key
+                    ),
+                ));
+            }
+        }
+        Ok(())
     }
 
     fn axes(&self, axes: &[Axis]) -> Result<Vec<ResolvedAxis>> {

@@ -96,6 +96,26 @@ mod with_ns3 {
     use super::*;
 
     #[test]
+    fn axes_over_netsim_s_link_are_refused_on_ns3() {
+        // Every point would run the same network.
+        refused(
+            &["run", "--preset", "karak-ber", "--backend", "ns3"],
+            &[],
+            &[
+                "axis `BER`",
+                "link.both.errors",
+                "does not use",
+                "vary `ns3.*` keys instead",
+            ],
+        );
+        refused(
+            &["run", "--preset", "petra-table-4.2", "--backend", "ns3"],
+            &[],
+            &["varies netsim's link settings"],
+        );
+    }
+
+    #[test]
     fn settings_that_ns3_does_not_use_are_refused() {
         refused(
             &["run", "--backend", "ns3", "--rate", "5Mbps"],
