@@ -71,6 +71,7 @@ main(int argc, char** argv)
         else if (key == "range") sc.range_m = std::strtod(v, nullptr);
         else if (key == "rts_cts") sc.rts_cts = std::atoi(v);
         else if (key == "queue") sc.queue_packets = std::strtoul(v, nullptr, 10);
+        else if (key == "ber") sc.bit_error_rate = std::strtod(v, nullptr);
         else if (key == "routing") sc.routing = std::strtoul(v, nullptr, 10);
         else if (key == "source") sc.source = std::strtoul(v, nullptr, 10);
         else if (key == "sink") sc.sink = std::strtoul(v, nullptr, 10);

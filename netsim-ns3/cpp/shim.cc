@@ -434,6 +434,19 @@ InstallWifi(const Ns3Scenario& sc, int64_t& stream)
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, g->nodes);
     stream += wifi.AssignStreams(devices, stream);
+    if (sc.bit_error_rate > 0.0)
+    {
+        // Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame
+        // is lost and the MAC retransmits, as on a noisy 802.11 link.
+        for (uint32_t i = 0; i < devices.GetN(); ++i)
+        {
+            Ptr<RateErrorModel> errors = CreateObject<RateErrorModel>();
+            errors->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
+            errors->SetRate(sc.bit_error_rate);
+            stream += errors->AssignStreams(stream);
+            DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy()->SetPostReceptionErrorModel(errors);
+        }
+    }
     return devices;
 }
 

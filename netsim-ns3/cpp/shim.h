@@ -61,6 +61,7 @@ typedef struct {
     int64_t sample_ns;     // route-availability sampling period
     uint32_t background_count;
     const Ns3Cbr* background;
+    double bit_error_rate;  // per received bit, every frame at every node (0: none)
 } Ns3Scenario;
 
 // One direction's accounting: A->B is index 0, B->A index 1.

@@ -228,6 +228,10 @@ pub struct WifiConfig {
     /// The interface queue in front of the MAC, in packets (default 50, ns-2's IFQ in the
     /// papers' set-ups). Range `[1, 100000]`.
     pub queue_packets: u32,
+    /// Bit error rate of every frame reception (default 0). A corrupted frame is lost at the
+    /// receiver and the sender's MAC retransmits it (ns-3's `RateErrorModel` per bit as the
+    /// PHY's post-reception error model). Range `[0, 0.001]`.
+    pub bit_error_rate: f64,
 }
 
 impl Default for WifiConfig {
@@ -239,6 +243,7 @@ impl Default for WifiConfig {
             short_retry_limit: 7,
             long_retry_limit: 4,
             queue_packets: 50,
+            bit_error_rate: 0.0,
         }
     }
 }
@@ -423,6 +428,7 @@ impl Ns3Config {
         )?;
         check_range("wifi.long_retry_limit", self.wifi.long_retry_limit, 1, 255)?;
         check_range("wifi.queue_packets", self.wifi.queue_packets, 1, 100_000)?;
+        check_range("wifi.bit_error_rate", self.wifi.bit_error_rate, 0.0, 0.001)?;
         if let Propagation::Range { range } = self.propagation {
             check_positive("propagation.range", range, MAX_AREA_M)?;
         }
@@ -543,8 +549,13 @@ impl Ns3Config {
             Standard::A => "802.11a",
             Standard::G => "802.11g",
         };
+        let ber = if self.wifi.bit_error_rate > 0.0 {
+            format!(" BER {}", self.wifi.bit_error_rate)
+        } else {
+            String::new()
+        };
         format!(
-            "{movement}; {standard} {} Mb/s{}, {radio}; {}; node {} -> node {}",
+            "{movement}; {standard} {} Mb/s{}{ber}, {radio}; {}; node {} -> node {}",
             self.wifi.data_rate_mbps,
             if self.wifi.rts_cts { " RTS/CTS" } else { "" },
             self.routing.as_str(),

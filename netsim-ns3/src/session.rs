@@ -282,6 +282,7 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         sample_ns: nanos(config.route_sample),
         background_count: 0,
         background: std::ptr::null(),
+        bit_error_rate: config.wifi.bit_error_rate,
     };
     Ok((scenario, strings))
 }

@@ -133,3 +133,31 @@ fn log_distance_propagation_reaches_its_neighbours_without_route_samples() {
         "only the range model defines reach"
     );
 }
+
+#[test]
+fn bit_errors_cost_mac_retransmissions_not_deliveries() {
+    // One hop, 1 Mb/s of 1200-byte datagrams: a frame of about 1270 bytes is corrupted with
+    // probability 1 - (1 - 1e-5)^(8 x 1270), about 10%; the MAC retries hide nearly all of it.
+    let clean = Ns3Config::chain(1);
+    let noisy = Ns3Config {
+        wifi: netsim_ns3::WifiConfig {
+            bit_error_rate: 1e-5,
+            ..netsim_ns3::WifiConfig::default()
+        },
+        ..Ns3Config::chain(1)
+    };
+    let (clean_times, clean_stats) = cbr(&clean, 10, 1, 6);
+    let (noisy_times, noisy_stats) = cbr(&noisy, 10, 1, 6);
+    assert!(
+        noisy_stats.mac_retransmissions > clean_stats.mac_retransmissions + 30,
+        "clean {} vs noisy {} failed attempts",
+        clean_stats.mac_retransmissions,
+        noisy_stats.mac_retransmissions
+    );
+    assert!(
+        noisy_times.len() + 5 >= clean_times.len(),
+        "{} vs {}",
+        noisy_times.len(),
+        clean_times.len()
+    );
+}

@@ -66,6 +66,7 @@ pub(crate) struct Ns3Scenario {
     pub sample_ns: i64,
     pub background_count: u32,
     pub background: *const Ns3Cbr,
+    pub bit_error_rate: f64,
 }
 
 #[repr(C)]
