@@ -47,6 +47,7 @@ pub const VERSION: &str = env!("CARGO_PKG_VERSION");
 /// Sets up the tracing subscriber on stderr: `RUST_LOG` if set, otherwise `verbose` (0 warn,
 /// 1 info, 2 debug, 3+ trace).
 pub fn init_tracing(verbose: u8) {
+    VERBOSITY.store(verbose, std::sync::atomic::Ordering::Relaxed);
     let default = match verbose {
         0 => "warn",
         1 => "info",
@@ -55,8 +56,13 @@ pub fn init_tracing(verbose: u8) {
     };
     let filter = tracing_subscriber::EnvFilter::try_from_default_env()
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    // Colour codes only for a terminal: a log redirected to a file stays plain text.
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(std::io::IsTerminal::is_terminal(&std::io::stderr()))
         .try_init();
 }
+
+/// The `-v` count [`init_tracing`] was given, so that worker processes log at the same level.
+pub static VERBOSITY: std::sync::atomic::AtomicU8 = std::sync::atomic::AtomicU8::new(0);

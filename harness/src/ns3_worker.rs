@@ -1,7 +1,8 @@
 //! ns-3 runs in processes of their own. ns-3's simulator is one global object per process, so
 //! parallel ns-3 runs cannot share one: for each ns-3 run the harness starts its own binary as
 //! `harness ns3-worker`, writes the run (a [`Request`]) to its stdin as JSON, and reads the
-//! result (a [`Response`]) from its stdout. The worker's stderr passes through (its logs).
+//! result (a [`Response`]) from its stdout. The worker's stderr passes through (its logs, at
+//! the parent's `-v` level; `RUST_LOG` is inherited).
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -55,7 +56,9 @@ pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<Ru
     };
     let json =
         serde_json::to_vec(&request).map_err(|e| failed(format!("cannot encode the run: {e}")))?;
+    let verbose = crate::VERBOSITY.load(std::sync::atomic::Ordering::Relaxed);
     let mut child = Command::new(worker)
+        .args(std::iter::repeat_n("-v", usize::from(verbose)))
         .arg("ns3-worker")
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())

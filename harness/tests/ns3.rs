@@ -116,6 +116,36 @@ mod with_ns3 {
     }
 
     #[test]
+    fn worker_processes_log_at_the_parent_s_level() {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--duration",
+            "2s",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+        ];
+        let quiet = run_in(dir.path(), &args);
+        let verbose = run_in(dir.path(), &[&["-v"], &args[..]].concat());
+        assert_eq!(verbose.status.code(), Some(0), "{}", stderr(&verbose));
+        // "run finished" is logged inside the worker that ran the simulation.
+        assert!(
+            stderr(&verbose).contains("run finished"),
+            "{}",
+            stderr(&verbose)
+        );
+        assert!(
+            !stderr(&quiet).contains("run finished"),
+            "{}",
+            stderr(&quiet)
+        );
+    }
+
+    #[test]
     fn settings_that_ns3_does_not_use_are_refused() {
         refused(
             &["run", "--backend", "ns3", "--rate", "5Mbps"],

@@ -266,3 +266,28 @@ fn plots_and_qlog_are_written() {
         );
     }
 }
+
+#[test]
+fn logs_redirected_to_a_file_are_plain_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = common::run_in(
+        dir.path(),
+        &[
+            "-v",
+            "run",
+            "--controllers",
+            "newreno",
+            "--seeds",
+            "1",
+            "--duration",
+            "2s",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let err = common::stderr(&output);
+    assert!(err.contains("run finished"), "info logs with -v:\n{err}");
+    assert!(
+        !err.contains('\u{1b}'),
+        "no colour codes when stderr is not a terminal:\n{err}"
+    );
+}
