@@ -60,7 +60,7 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
         "lost pkts",
         "FR/T1/T2/T0/undet",
     ];
-    let mut table: Vec<Vec<String>> = Vec::new();
+    let mut table: Vec<(String, Vec<String>)> = Vec::new();
     for row in rows {
         let util = row
             .utilization
@@ -81,55 +81,30 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
             })
             .unwrap_or_else(|| "-".into());
         let controller = controller_cell(row);
-        table.push(vec![
+        table.push((
             row.point.clone(),
-            controller,
-            format!(
-                "{} ± {}",
-                mbps(row.goodput_bps.mean),
-                mbps(row.goodput_bps.sd)
-            ),
-            util,
-            ratio(row.vs_newreno),
-            ratio(row.vs_cubic),
-            mbps(row.throughput_bps.mean),
-            rtt,
-            row.slow_start_s
-                .map(|s| format!("{:.1}", s.mean))
-                .unwrap_or_else(|| "-".into()),
-            format!("{:.0}", row.packets_lost.mean),
-            signals,
-        ]);
+            vec![
+                row.point.clone(),
+                controller,
+                format!(
+                    "{} ± {}",
+                    mbps(row.goodput_bps.mean),
+                    mbps(row.goodput_bps.sd)
+                ),
+                util,
+                ratio(row.vs_newreno),
+                ratio(row.vs_cubic),
+                mbps(row.throughput_bps.mean),
+                rtt,
+                row.slow_start_s
+                    .map(|s| format!("{:.1}", s.mean))
+                    .unwrap_or_else(|| "-".into()),
+                format!("{:.0}", row.packets_lost.mean),
+                signals,
+            ],
+        ));
     }
-    let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
-    for line in &table {
-        for (w, cell) in widths.iter_mut().zip(line) {
-            *w = (*w).max(cell.chars().count());
-        }
-    }
-    let fmt_line = |cells: &[String]| {
-        let padded: Vec<String> = cells
-            .iter()
-            .zip(&widths)
-            .map(|(c, w)| format!("{c}{}", " ".repeat(w - c.chars().count())))
-            .collect();
-        padded.join("  ").trim_end().to_owned()
-    };
-    let header: Vec<String> = headers.iter().map(|h| (*h).to_owned()).collect();
-    let _ = writeln!(out, "{}", fmt_line(&header));
-    let _ = writeln!(
-        out,
-        "{}",
-        "-".repeat(widths.iter().sum::<usize>() + 2 * (widths.len() - 1))
-    );
-    let mut last_point = None;
-    for (line, row) in table.iter().zip(rows) {
-        if last_point.is_some() && last_point != Some(&row.point) {
-            out.push('\n');
-        }
-        last_point = Some(&row.point);
-        let _ = writeln!(out, "{}", fmt_line(line));
-    }
+    out.push_str(&columns(&headers, &table));
     if rows.iter().any(|r| r.clock == Clock::Real) {
         let _ = writeln!(
             out,
