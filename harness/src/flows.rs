@@ -1,11 +1,12 @@
 //! Concurrent flows over one emulated path: `n` quinn connections from the client endpoint to
 //! the server endpoint of one [`QuinnPair`], each carrying one unidirectional stream whose every
-//! byte the receiver checks against the sender's pattern.
+//! byte the receiver checks against the sender's pattern; and the same over several pairs at
+//! once (ns-3's many-source networks), pair `p`'s flows numbered from `p x n`.
 //!
-//! Flows connect one after another (so the server accepts them in the client's order), flow `i`
-//! no earlier than `i x stagger`, and send as soon as they are connected. A duration transfer
-//! stops at the deadline: what arrived in order by then is the flow's goodput. A byte transfer
-//! ends when every receiver has read its whole stream.
+//! A pair's flows connect one after another (so the server accepts them in the client's order),
+//! flow `i` no earlier than `i x stagger`, and send as soon as they are connected; pairs connect
+//! independently. A duration transfer stops at the deadline: what arrived in order by then is
+//! the flow's goodput. A byte transfer ends when every receiver has read its whole stream.
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -69,6 +70,7 @@ pub fn flow_seed(run_seed: u64, index: u32) -> u64 {
 pub async fn run_flows(
     pair: &QuinnPair,
     run_seed: u64,
+    first: u32,
     count: u32,
     stagger: Duration,
     amount: Amount,
@@ -76,7 +78,7 @@ pub async fn run_flows(
 ) -> Result<(), String> {
     let mut tasks = JoinSet::new();
     let link = pair.link().clone();
-    for index in 0..count {
+    for index in first..first + count {
         let start = stagger.saturating_mul(index);
         let now = link.now();
         if start > now {
@@ -110,6 +112,26 @@ pub async fn run_flows(
         }
     }
     Ok(())
+}
+
+/// [`run_flows`] on every pair at once, `count` flows each: pair `p`'s flows are numbered
+/// `p x count ..`. One pair is exactly [`run_flows`].
+pub async fn run_pairs(
+    pairs: &[QuinnPair],
+    run_seed: u64,
+    count: u32,
+    stagger: Duration,
+    amount: Amount,
+    flows: &tokio::sync::Mutex<Vec<Flow>>,
+) -> Result<(), String> {
+    if let [pair] = pairs {
+        return run_flows(pair, run_seed, 0, count, stagger, amount, flows).await;
+    }
+    let runs = pairs.iter().enumerate().map(|(p, pair)| {
+        let first = u32::try_from(p).unwrap_or(u32::MAX).saturating_mul(count);
+        run_flows(pair, run_seed, first, count, stagger, amount, flows)
+    });
+    futures_util::future::try_join_all(runs).await.map(|_| ())
 }
 
 /// Checks received bytes `data` at stream `offset` against the pattern; `Err` holds the offset

@@ -15,7 +15,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::controllers::{self, ControllerSpec};
 use crate::error::{HarnessError, Result};
-use crate::flows::{Amount, Flow, run_flows};
+use crate::flows::{Amount, Flow, run_pairs};
 use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
 use crate::probe::Probe;
 use crate::scenario::{Scenario, Transfer};
@@ -165,22 +165,30 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     }
     let mut server = TransportConfig::default();
     server.max_idle_timeout(idle);
-    let builder = match scenario.backend.ns3() {
-        None => QuinnPair::builder(scenario.link.clone(), spec.seed),
-        Some(config) => netsim_ns3::quinn_pair(config, spec.seed).map_err(|e| e.to_string())?,
+    // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
+    let builders = match scenario.backend.ns3() {
+        None => vec![QuinnPair::builder(scenario.link.clone(), spec.seed)],
+        Some(config) => netsim_ns3::quinn_pairs(config, spec.seed).map_err(|e| e.to_string())?,
     };
-    let pair = builder
-        .client_transport(Arc::new(client))
-        .server_transport(Arc::new(server))
-        .build()
+    let (client, server) = (Arc::new(client), Arc::new(server));
+    let pairs = builders
+        .into_iter()
+        .map(|builder| {
+            builder
+                .client_transport(client.clone())
+                .server_transport(server.clone())
+                .build()
+        })
+        .collect::<std::result::Result<Vec<QuinnPair>, _>>()
         .map_err(|e| e.to_string())?;
+    let total_flows = scenario.flows * pairs.len() as u32;
 
     let flows = tokio::sync::Mutex::new(Vec::<Flow>::new());
     let stagger = scenario.flow_stagger;
     match scenario.transfer {
         Transfer::Duration(d) => {
-            let work = run_flows(
-                &pair,
+            let work = run_pairs(
+                &pairs,
                 spec.seed,
                 scenario.flows,
                 stagger,
@@ -192,8 +200,8 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             }
         }
         Transfer::Bytes { bytes, timeout } => {
-            let work = run_flows(
-                &pair,
+            let work = run_pairs(
+                &pairs,
                 spec.seed,
                 scenario.flows,
                 stagger,
@@ -212,15 +220,19 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             }
         }
     }
-    let end = pair.link().now();
-    let accounting = pair.link().accounting();
-    let ns3 = pair.link().inspect_medium(|medium| {
+    // On ns-3 every pair's link reports the whole network (see netsim_ns3::Ns3Medium).
+    let link = pairs[0].link();
+    let end = link.now();
+    let accounting = link.accounting();
+    let ns3 = link.inspect_medium(|medium| {
         medium
             .as_any()
             .downcast_ref::<netsim_ns3::Ns3Medium>()
             .map(netsim_ns3::Ns3Medium::stats)
     });
-    let flows = flows.into_inner();
+    let mut flows = flows.into_inner();
+    // Pairs connect concurrently: report flows in index order.
+    flows.sort_by_key(|flow| flow.index);
     let mut flow_metrics = Vec::new();
     for flow in &flows {
         let counters = &flow.counters;
@@ -247,11 +259,14 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             client.close(0u32.into(), b"done");
         }
     }
-    for index in flows.len() as u32..scenario.flows {
-        flow_metrics.push(unconnected_flow(index));
+    for index in 0..total_flows {
+        if !flows.iter().any(|flow| flow.index == index) {
+            flow_metrics.push(unconnected_flow(index));
+        }
     }
+    flow_metrics.sort_by_key(|flow| flow.flow);
     drop(flows);
-    drop(pair);
+    drop(pairs);
 
     let window_s = end.as_secs_f64();
     let bytes_delivered: u64 = flow_metrics.iter().map(|f| f.bytes_delivered).sum();

@@ -229,4 +229,55 @@ mod with_ns3 {
             );
         }
     }
+
+    #[test]
+    fn several_sources_each_run_their_own_flows_in_one_network() {
+        // A 7-node chain with three pairs (0 -> 6, 1 -> 5, 2 -> 4), two flows each.
+        let (json, _, csv) = reports(&[
+            "run",
+            "--backend",
+            "ns3",
+            "--ns3",
+            "topology.model=chain",
+            "--ns3",
+            "topology.spacing=200",
+            "--ns3",
+            "nodes=7",
+            "--ns3",
+            "sources=3",
+            "--flows",
+            "2",
+            "--duration",
+            "15s",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+        ]);
+        let runs = json["runs"].as_array().unwrap();
+        assert_eq!(runs.len(), 1);
+        let flows = runs[0]["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 6, "3 pairs x 2 flows: {}", runs[0]);
+        for (i, flow) in flows.iter().enumerate() {
+            assert_eq!(flow["flow"].as_u64(), Some(i as u64), "in index order");
+        }
+        // The shortest pair (2 -> 4, flows 4 and 5) gets data through in 15 s.
+        assert!(
+            flows[4]["bytes_delivered"].as_u64().unwrap() > 0,
+            "{}",
+            runs[0]
+        );
+        let total: u64 = flows
+            .iter()
+            .map(|f| f["bytes_delivered"].as_u64().unwrap())
+            .sum();
+        assert_eq!(runs[0]["bytes_delivered"].as_u64(), Some(total));
+        // One CSV row per flow, plus the header.
+        assert_eq!(csv.lines().count(), 7, "{csv}");
+        refused(
+            &["run", "--backend", "ns3", "--ns3", "sources=26"],
+            &[],
+            &["ns3.sources", "[1, 25]"],
+        );
+    }
 }

@@ -41,8 +41,9 @@ main(int argc, char** argv)
     sc.long_retry_limit = 4;
     sc.queue_packets = 50;
     sc.routing = NS3_ROUTING_AODV;
-    sc.source = 0;
-    sc.sink = 49;
+    Ns3Pair pair = {0, 49};
+    sc.pair_count = 1;
+    sc.pairs = &pair;
     sc.sample_ns = 100000000;
     int64_t start = 1000000000, interval = 9600000, end = 30000000000LL;
     uint32_t count = 0, len = 1200;
@@ -73,8 +74,8 @@ main(int argc, char** argv)
         else if (key == "queue") sc.queue_packets = std::strtoul(v, nullptr, 10);
         else if (key == "ber") sc.bit_error_rate = std::strtod(v, nullptr);
         else if (key == "routing") sc.routing = std::strtoul(v, nullptr, 10);
-        else if (key == "source") sc.source = std::strtoul(v, nullptr, 10);
-        else if (key == "sink") sc.sink = std::strtoul(v, nullptr, 10);
+        else if (key == "source") pair.source = std::strtoul(v, nullptr, 10);
+        else if (key == "sink") pair.sink = std::strtoul(v, nullptr, 10);
         else if (key == "data_mode") data_mode = v;
         else if (key == "control_mode") control_mode = v;
         else if (key == "start") start = std::strtoll(v, nullptr, 10);
@@ -102,7 +103,7 @@ main(int argc, char** argv)
     std::vector<uint8_t> buf(65536);
     while (ns3_pop(&d, buf.data(), uint32_t(buf.size())))
     {
-        std::printf("%u %lld %u\n", d.side, (long long)d.at_ns, d.len);
+        std::printf("%u %lld %u\n", d.endpoint, (long long)d.at_ns, d.len);
     }
     ns3_destroy();
     return 0;

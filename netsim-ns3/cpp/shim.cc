@@ -1,5 +1,5 @@
 // netsim-ns3's C++ side: builds an 802.11 ad hoc network in ns-3 3.37, carries the Rust side's
-// datagrams between two UDP endpoints on it, and reports what the network did with them.
+// datagrams between pairs of UDP endpoints on it, and reports what the network did with them.
 //
 // The Rust side drives it in lock-step (see src/medium.rs): it schedules each datagram at its
 // exact send time with ns3_send (never in ns-3's past), advances ns-3 with ns3_run_until, and
@@ -35,18 +35,20 @@ namespace
 
 constexpr uint64_t kFnvOffset = 0xcbf29ce484222325ULL;
 constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
-// UDP ports of endpoints A and B, and the first background flow's port.
-constexpr uint16_t kPort[2] = {40001, 40002};
+// The UDP port of endpoint 0 (endpoint e = pair * 2 + side listens on kFirstPort + e), and
+// the first background flow's port.
+constexpr uint16_t kFirstPort = 40001;
 constexpr uint16_t kBackgroundPort = 9000;
 
-// Rides on every datagram of the QUIC endpoints: its direction, and the forwarders it crossed
-// (a count and an FNV-1a hash of their node ids), so drops can be attributed to a direction
-// and route changes seen at the receiver.
+// Rides on every datagram of the QUIC endpoints: its pair and direction, and the forwarders it
+// crossed (a count and an FNV-1a hash of their node ids), so drops can be attributed to a
+// direction and route changes seen at the receiver.
 class PathTag : public Tag
 {
   public:
     uint8_t direction = 0;
     uint8_t forwarders = 0;
+    uint32_t pair = 0;
     uint64_t path_hash = kFnvOffset;
     uint64_t index = 0;
 
@@ -66,13 +68,14 @@ class PathTag : public Tag
 
     uint32_t GetSerializedSize() const override
     {
-        return 18;
+        return 22;
     }
 
     void Serialize(TagBuffer buffer) const override
     {
         buffer.WriteU8(direction);
         buffer.WriteU8(forwarders);
+        buffer.WriteU32(pair);
         buffer.WriteU64(path_hash);
         buffer.WriteU64(index);
     }
@@ -81,19 +84,20 @@ class PathTag : public Tag
     {
         direction = buffer.ReadU8();
         forwarders = buffer.ReadU8();
+        pair = buffer.ReadU32();
         path_hash = buffer.ReadU64();
         index = buffer.ReadU64();
     }
 
     void Print(std::ostream& os) const override
     {
-        os << "direction=" << unsigned(direction) << " forwarders=" << unsigned(forwarders);
+        os << "pair=" << pair << " direction=" << unsigned(direction) << " forwarders=" << unsigned(forwarders);
     }
 };
 
 struct Delivered
 {
-    uint32_t side;
+    uint32_t endpoint;
     int64_t at_ns;
     uint64_t index;
     uint32_t hops;
@@ -105,18 +109,19 @@ struct State
 {
     NodeContainer nodes;
     Ipv4InterfaceContainer interfaces;
-    Ptr<Socket> sockets[2];
-    Ipv4Address addresses[2];
+    // Per endpoint (pair * 2 + side): its socket, its node and that node's address, and the
+    // forwarding path of the last datagram it received.
+    std::vector<Ptr<Socket>> sockets;
+    std::vector<uint32_t> endpoint_node;
+    std::vector<Ipv4Address> addresses;
+    std::vector<uint64_t> last_path;
+    std::vector<bool> have_last_path;
     uint32_t routing = NS3_ROUTING_AODV;
     uint32_t propagation = NS3_PROP_RANGE;
     double range_m = 250.0;
-    uint32_t source = 0;
-    uint32_t sink = 1;
     int64_t sample_ns = 0;
     std::deque<Delivered> delivered;
     Ns3Stats stats;
-    uint64_t last_path[2] = {0, 0};
-    bool have_last_path[2] = {false, false};
 };
 
 std::unique_ptr<State> g;
@@ -133,14 +138,15 @@ DirectionOf(Ptr<const Packet> packet)
 }
 
 void
-OnRecv(uint32_t side, Ptr<Socket> socket)
+OnRecv(uint32_t endpoint, Ptr<Socket> socket)
 {
     Ptr<Packet> packet;
     Address from;
+    uint32_t side = endpoint % 2;
     while ((packet = socket->RecvFrom(from)))
     {
         Delivered d;
-        d.side = side;
+        d.endpoint = endpoint;
         d.at_ns = Simulator::Now().GetNanoSeconds();
         d.data.resize(packet->GetSize());
         packet->CopyData(d.data.data(), d.data.size());
@@ -157,31 +163,32 @@ OnRecv(uint32_t side, Ptr<Socket> socket)
             d.hops = uint32_t(tag.forwarders) + 1;
             dir.hops_sum += d.hops;
             dir.hops_samples += 1;
-            uint32_t k = 1 - side;
-            if (g->have_last_path[k] && g->last_path[k] != tag.path_hash)
+            if (g->have_last_path[endpoint] && g->last_path[endpoint] != tag.path_hash)
             {
                 dir.route_changes += 1;
             }
-            g->last_path[k] = tag.path_hash;
-            g->have_last_path[k] = true;
+            g->last_path[endpoint] = tag.path_hash;
+            g->have_last_path[endpoint] = true;
         }
         g->delivered.push_back(std::move(d));
     }
 }
 
 void
-DoSend(uint32_t side, uint64_t index, std::shared_ptr<std::vector<uint8_t>> data)
+DoSend(uint32_t endpoint, uint64_t index, std::shared_ptr<std::vector<uint8_t>> data)
 {
     Ptr<Packet> packet = Create<Packet>(data->data(), data->size());
+    uint32_t side = endpoint % 2;
     PathTag tag;
     tag.direction = uint8_t(side);
+    tag.pair = endpoint / 2;
     tag.index = index;
     packet->AddPacketTag(tag);
     Ns3DirectionStats& dir = g->stats.direction[side];
     dir.offered += 1;
     dir.offered_bytes += data->size();
-    uint32_t peer = 1 - side;
-    int sent = g->sockets[side]->SendTo(packet, 0, InetSocketAddress(g->addresses[peer], kPort[peer]));
+    uint32_t peer = endpoint ^ 1;
+    int sent = g->sockets[endpoint]->SendTo(packet, 0, InetSocketAddress(g->addresses[peer], uint16_t(kFirstPort + peer)));
     if (sent < 0)
     {
         // Proactive protocols (OLSR, DSDV) refuse a send with no route in the table.
@@ -199,7 +206,7 @@ OnForward(uint32_t node, const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
     }
     // AODV sends a packet that waited for a route back through the sender's loopback and IP
     // forwarding: the sender is not a hop.
-    if (node == (tag.direction == 0 ? g->source : g->sink))
+    if (node == g->endpoint_node[tag.pair * 2 + tag.direction])
     {
         return;
     }
@@ -292,21 +299,16 @@ OnBackgroundRx(Ptr<const Packet>, const Address&)
     g->stats.background_received += 1;
 }
 
-// Samples whether the unit-disk graph has a path from the source to the sink right now.
+// Samples whether the unit-disk graph has a path from `source` to `sink` right now.
 void
-SampleRoute()
+SamplePair(const std::vector<Vector>& position, uint32_t source, uint32_t sink)
 {
-    uint32_t n = g->nodes.GetN();
-    std::vector<Vector> position(n);
-    for (uint32_t i = 0; i < n; ++i)
-    {
-        position[i] = g->nodes.Get(i)->GetObject<MobilityModel>()->GetPosition();
-    }
+    uint32_t n = uint32_t(position.size());
     std::vector<int32_t> depth(n, -1);
-    std::deque<uint32_t> frontier{g->source};
-    depth[g->source] = 0;
+    std::deque<uint32_t> frontier{source};
+    depth[source] = 0;
     double reach = g->range_m * g->range_m;
-    while (!frontier.empty() && depth[g->sink] < 0)
+    while (!frontier.empty() && depth[sink] < 0)
     {
         uint32_t at = frontier.front();
         frontier.pop_front();
@@ -326,10 +328,26 @@ SampleRoute()
         }
     }
     g->stats.route_samples += 1;
-    if (depth[g->sink] >= 0)
+    if (depth[sink] >= 0)
     {
         g->stats.route_samples_up += 1;
-        g->stats.route_hops_sum += uint64_t(depth[g->sink]);
+        g->stats.route_hops_sum += uint64_t(depth[sink]);
+    }
+}
+
+// Samples every pair's geometric route availability, then again in sample_ns.
+void
+SampleRoute()
+{
+    uint32_t n = g->nodes.GetN();
+    std::vector<Vector> position(n);
+    for (uint32_t i = 0; i < n; ++i)
+    {
+        position[i] = g->nodes.Get(i)->GetObject<MobilityModel>()->GetPosition();
+    }
+    for (size_t e = 0; e + 1 < g->endpoint_node.size(); e += 2)
+    {
+        SamplePair(position, g->endpoint_node[e], g->endpoint_node[e + 1]);
     }
     Simulator::Schedule(NanoSeconds(g->sample_ns), &SampleRoute);
 }
@@ -566,8 +584,6 @@ Build(const Ns3Scenario& sc)
     g->routing = sc.routing;
     g->propagation = sc.propagation;
     g->range_m = sc.range_m;
-    g->source = sc.source;
-    g->sink = sc.sink;
     g->sample_ns = sc.sample_ns;
 
     g->nodes.Create(sc.nodes);
@@ -591,15 +607,22 @@ Build(const Ns3Scenario& sc)
     InstallBackground(sc, stream);
 
     TypeId udp = TypeId::LookupByName("ns3::UdpSocketFactory");
-    uint32_t endpoint_node[2] = {sc.source, sc.sink};
-    for (uint32_t side = 0; side < 2; ++side)
+    for (uint32_t pair = 0; pair < sc.pair_count; ++pair)
     {
-        Ptr<Socket> socket = Socket::CreateSocket(g->nodes.Get(endpoint_node[side]), udp);
-        socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort[side]));
-        socket->SetRecvCallback(MakeBoundCallback(&OnRecv, side));
-        g->sockets[side] = socket;
-        g->addresses[side] = g->interfaces.GetAddress(endpoint_node[side]);
+        g->endpoint_node.push_back(sc.pairs[pair].source);
+        g->endpoint_node.push_back(sc.pairs[pair].sink);
     }
+    for (uint32_t endpoint = 0; endpoint < g->endpoint_node.size(); ++endpoint)
+    {
+        uint32_t node = g->endpoint_node[endpoint];
+        Ptr<Socket> socket = Socket::CreateSocket(g->nodes.Get(node), udp);
+        socket->Bind(InetSocketAddress(Ipv4Address::GetAny(), uint16_t(kFirstPort + endpoint)));
+        socket->SetRecvCallback(MakeBoundCallback(&OnRecv, endpoint));
+        g->sockets.push_back(socket);
+        g->addresses.push_back(g->interfaces.GetAddress(node));
+    }
+    g->last_path.assign(g->endpoint_node.size(), 0);
+    g->have_last_path.assign(g->endpoint_node.size(), false);
     if (sc.propagation == NS3_PROP_RANGE && sc.sample_ns > 0)
     {
         Simulator::Schedule(NanoSeconds(0), &SampleRoute);
@@ -631,7 +654,7 @@ ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len)
 }
 
 void
-ns3_send(uint32_t side, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len)
+ns3_send(uint32_t endpoint, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len)
 {
     auto bytes = std::make_shared<std::vector<uint8_t>>(data, data + len);
     Time delay = NanoSeconds(at_ns) - Simulator::Now();
@@ -639,16 +662,24 @@ ns3_send(uint32_t side, int64_t at_ns, uint64_t index, const uint8_t* data, uint
     {
         delay = Seconds(0); // the Rust side never asks for the past; clamp rather than abort
     }
-    Simulator::Schedule(delay, &DoSend, side, index, bytes);
+    if (!g || endpoint >= g->sockets.size())
+    {
+        return; // the Rust side only sends from its pairs' endpoints
+    }
+    Simulator::Schedule(delay, &DoSend, endpoint, index, bytes);
 }
 
 void
-ns3_native_cbr(uint32_t side, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len)
+ns3_native_cbr(uint32_t endpoint, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len)
 {
+    if (!g || endpoint >= g->sockets.size())
+    {
+        return;
+    }
     for (uint32_t k = 0; k < count; ++k)
     {
         auto bytes = std::make_shared<std::vector<uint8_t>>(len, uint8_t(k));
-        Simulator::Schedule(NanoSeconds(start_ns + int64_t(k) * interval_ns) - Simulator::Now(), &DoSend, side, uint64_t(k), bytes);
+        Simulator::Schedule(NanoSeconds(start_ns + int64_t(k) * interval_ns) - Simulator::Now(), &DoSend, endpoint, uint64_t(k), bytes);
     }
 }
 
@@ -671,7 +702,7 @@ ns3_pop(Ns3Delivery* out, uint8_t* buf, uint32_t cap)
         return 0;
     }
     Delivered& d = g->delivered.front();
-    out->side = d.side;
+    out->endpoint = d.endpoint;
     out->len = uint32_t(d.data.size());
     out->at_ns = d.at_ns;
     out->index = d.index;

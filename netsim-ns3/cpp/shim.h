@@ -33,6 +33,13 @@ typedef struct {
     int64_t stop_ns;
 } Ns3Cbr;
 
+// One pair of endpoints: endpoint A (side 0) on `source`, endpoint B (side 1) on `sink`.
+// Endpoint numbers across the C interface are pair * 2 + side.
+typedef struct {
+    uint32_t source;
+    uint32_t sink;
+} Ns3Pair;
+
 // A validated scenario (the Rust side validates every field before calling ns3_create).
 typedef struct {
     uint64_t run;          // ns-3 RngSeedManager run number (seed is fixed at 1)
@@ -56,15 +63,15 @@ typedef struct {
     uint32_t long_retry_limit;
     uint32_t queue_packets; // the interface queue (WifiMacQueue) in packets
     uint32_t routing;      // NS3_ROUTING_*
-    uint32_t source;       // node of endpoint A
-    uint32_t sink;         // node of endpoint B
+    uint32_t pair_count;   // >= 1
+    const Ns3Pair* pairs;  // the endpoint pairs (pair 0 first)
     int64_t sample_ns;     // route-availability sampling period
     uint32_t background_count;
     const Ns3Cbr* background;
     double bit_error_rate;  // per received bit, every frame at every node (0: none)
 } Ns3Scenario;
 
-// One direction's accounting: A->B is index 0, B->A index 1.
+// One direction's accounting over every pair: A->B is index 0, B->A index 1.
 typedef struct {
     uint64_t offered;
     uint64_t offered_bytes;
@@ -87,7 +94,7 @@ typedef struct {
     uint64_t mac_tx_final_data_failed; // data frames given up after the retry limit, all traffic
     uint64_t background_sent;
     uint64_t background_received;
-    uint64_t route_samples;            // geometric route-availability samples taken
+    uint64_t route_samples;            // geometric route-availability samples taken (one per pair)
     uint64_t route_samples_up;         // samples with a path within radio range
     uint64_t route_hops_sum;           // shortest-path hops over the samples that had one
     uint64_t events;                   // ns-3 events executed
@@ -96,7 +103,7 @@ typedef struct {
 
 // One datagram delivered to an endpoint.
 typedef struct {
-    uint32_t side;      // the receiving endpoint: 0 = A, 1 = B
+    uint32_t endpoint;  // the receiving endpoint: pair * 2 + side (side 0 = A, 1 = B)
     uint32_t len;
     int64_t at_ns;
     uint64_t index;     // the index the sender gave it (ns3_send)
@@ -106,12 +113,12 @@ typedef struct {
 
 // Builds the scenario. Returns 0, or -1 with a message in err.
 int ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len);
-// Schedules a datagram from `side` to the other endpoint at absolute time at_ns (>= now);
-// `index` comes back with its delivery.
-void ns3_send(uint32_t side, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len);
-// Schedules `count` datagrams of `len` bytes from `side`, every interval_ns from start_ns,
+// Schedules a datagram from `endpoint` (pair * 2 + side) to the other endpoint of its pair at
+// absolute time at_ns (>= now); `index` comes back with its delivery.
+void ns3_send(uint32_t endpoint, int64_t at_ns, uint64_t index, const uint8_t* data, uint32_t len);
+// Schedules `count` datagrams of `len` bytes from `endpoint`, every interval_ns from start_ns,
 // sent by ns-3 events alone (the reference for stepping transparency).
-void ns3_native_cbr(uint32_t side, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len);
+void ns3_native_cbr(uint32_t endpoint, int64_t start_ns, int64_t interval_ns, uint32_t count, uint32_t len);
 // Runs every event up to and including at_ns.
 void ns3_run_until(int64_t at_ns);
 // Pops the oldest delivery: copies at most cap bytes into buf. Returns 1, or 0 when none.

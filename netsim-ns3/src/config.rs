@@ -39,10 +39,19 @@ pub struct Ns3Config {
     pub propagation: Propagation,
     /// The routing protocol (default AODV).
     pub routing: Routing,
-    /// The node of endpoint A, the QUIC client and data sender (default 0).
+    /// The node of endpoint A, the QUIC client and data sender (default 0). Used with one
+    /// source only: see [`Ns3Config::sources`].
     pub source: u32,
-    /// The node of endpoint B, the QUIC server (default: the last node).
+    /// The node of endpoint B, the QUIC server (default: the last node). Used with one source
+    /// only: see [`Ns3Config::sources`].
     pub sink: Option<u32>,
+    /// Number of source/sink pairs, each carrying its own QUIC connection(s) (default 1: from
+    /// [`Ns3Config::source`] to [`Ns3Config::sink`]). With `k > 1`, pair `i` runs from node
+    /// `i` to node `nodes - 1 - i` (see [`Ns3Config::pairs`]): the many-source set-ups of the
+    /// papers (TCP Karak, section 4: 25 sources among 50 nodes), and `source` and `sink` are
+    /// not used. Range `[1, nodes / 2]`.
+    #[serde(skip_serializing_if = "is_one")]
+    pub sources: u32,
     /// Background UDP constant-bit-rate flows between node pairs (default none).
     pub background: Vec<BackgroundFlow>,
     /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
@@ -73,6 +82,7 @@ impl Default for Ns3Config {
             routing: Routing::Aodv,
             source: 0,
             sink: None,
+            sources: 1,
             background: Vec::new(),
             start: Duration::ZERO,
             step: Duration::from_millis(1),
@@ -375,10 +385,30 @@ fn check_positive(field: &str, value: f64, high: f64) -> Result<(), ConfigError>
     }
 }
 
+// Keeps a one-pair config's serialized form (and so the harness's run ids) as it was before
+// `sources` existed.
+fn is_one(value: &u32) -> bool {
+    *value == 1
+}
+
 impl Ns3Config {
     /// The sink node: [`Ns3Config::sink`] or the last node.
     pub fn sink_node(&self) -> u32 {
         self.sink.unwrap_or(self.nodes.saturating_sub(1))
+    }
+
+    /// The (source, sink) node of every pair, pair 0 first: `[(source, sink)]` with one source;
+    /// with `k` sources, `(i, nodes - 1 - i)` for `i` in `0..k`. Under random waypoint every
+    /// node starts at a random place, so these are random pairs, disjoint and fixed by the
+    /// config alone.
+    pub fn pairs(&self) -> Vec<(u32, u32)> {
+        if self.sources <= 1 {
+            vec![(self.source, self.sink_node())]
+        } else {
+            (0..self.sources)
+                .map(|i| (i, self.nodes.saturating_sub(1 + i)))
+                .collect()
+        }
     }
 
     /// Checks every field; the error names the field and its allowed range. An ns-2 trace
@@ -441,14 +471,17 @@ impl Ns3Config {
             ));
         }
         let last = self.nodes - 1;
-        check_range("source", self.source, 0, last)?;
-        let sink = self.sink_node();
-        check_range("sink", sink, 0, last)?;
-        if sink == self.source {
-            return Err(ConfigError::invalid(
-                "sink",
-                format!("the sink must be another node than the source ({sink})"),
-            ));
+        check_range("sources", self.sources, 1, self.nodes / 2)?;
+        if self.sources == 1 {
+            check_range("source", self.source, 0, last)?;
+            let sink = self.sink_node();
+            check_range("sink", sink, 0, last)?;
+            if sink == self.source {
+                return Err(ConfigError::invalid(
+                    "sink",
+                    format!("the sink must be another node than the source ({sink})"),
+                ));
+            }
         }
         for (i, flow) in self.background.iter().enumerate() {
             let field = |name: &str| format!("background[{i}].{name}");
@@ -555,12 +588,26 @@ impl Ns3Config {
             String::new()
         };
         format!(
-            "{movement}; {standard} {} Mb/s{}{ber}, {radio}; {}; node {} -> node {}",
+            "{movement}; {standard} {} Mb/s{}{ber}, {radio}; {}; {}",
             self.wifi.data_rate_mbps,
             if self.wifi.rts_cts { " RTS/CTS" } else { "" },
             self.routing.as_str(),
-            self.source,
-            self.sink_node()
+            self.describe_pairs()
         )
+    }
+}
+
+impl Ns3Config {
+    fn describe_pairs(&self) -> String {
+        match self.pairs().as_slice() {
+            [(source, sink)] => format!("node {source} -> node {sink}"),
+            pairs => format!(
+                "{} sources: node i -> node {} - i (node {} -> node {}, ...)",
+                pairs.len(),
+                self.nodes - 1,
+                pairs[0].0,
+                pairs[0].1
+            ),
+        }
     }
 }

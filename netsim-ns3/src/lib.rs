@@ -68,7 +68,7 @@ mod window_probe;
 pub use config::{
     BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology, WifiConfig,
 };
-pub use medium::{Ns3Medium, quinn_pair};
+pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
 pub use window_probe::{FixedWindow, WindowReport};

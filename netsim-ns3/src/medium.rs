@@ -8,8 +8,15 @@
 //! `t` reaches its receiver at the first step boundary at or after `t`: up to one step late,
 //! never early. With the default 1 ms step that is the same as netsim's own link, whose
 //! deliveries wait for tokio's 1 ms timer tick.
+//!
+//! Several pairs ([`Ns3Config::sources`]): one simulation carries every pair, and each pair is
+//! a medium of its own ([`Ns3Medium::network`]) for a link of its own. The media share the
+//! simulation: whichever link's driver steps first advances ns-3 to now (the others find it
+//! there) and files every delivery under its pair, where that pair's medium collects it.
 
 use std::any::Any;
+use std::collections::VecDeque;
+use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
 use netsim::{
@@ -18,14 +25,34 @@ use netsim::{
 
 use crate::Error;
 use crate::config::Ns3Config;
-use crate::session::Session;
+use crate::session::{Delivered, Session};
 use crate::stats::{Ns3DirectionStats, Ns3Stats};
 
-/// An ns-3 802.11 ad hoc network between endpoint A (the source node) and endpoint B (the
-/// sink node), as a netsim [`Medium`].
+/// The simulation the pairs' media share, with the deliveries each pair has not collected.
+#[derive(Debug)]
+struct Network {
+    session: Session,
+    undelivered: Vec<VecDeque<Delivered>>,
+}
+
+impl Network {
+    /// Advances ns-3 to `at` and files what it delivered under each pair.
+    fn run_until(&mut self, at: Duration) {
+        self.session.run_until(at);
+        while let Some(delivered) = self.session.pop() {
+            if let Some(queue) = self.undelivered.get_mut(delivered.pair as usize) {
+                queue.push_back(delivered);
+            }
+        }
+    }
+}
+
+/// One pair of an ns-3 802.11 ad hoc network, endpoint A on its source node and endpoint B on
+/// its sink node, as a netsim [`Medium`].
 #[derive(Debug)]
 pub struct Ns3Medium {
-    session: Session,
+    network: Arc<Mutex<Network>>,
+    pair: u32,
     seed: u64,
     start: Duration,
     step: Duration,
@@ -33,24 +60,49 @@ pub struct Ns3Medium {
 }
 
 impl Ns3Medium {
-    /// Builds the network of `config` in ns-3, seeded with `seed`, and runs it to
-    /// [`Ns3Config::start`] (the link epoch). See [`Session::new`] for the one-simulation-per-
-    /// process rule.
+    /// Builds the network of `config` in ns-3, seeded with `seed`, runs it to
+    /// [`Ns3Config::start`] (the link epoch), and returns the medium of its first pair (the
+    /// only one unless [`Ns3Config::sources`] is above 1; see [`Ns3Medium::network`]). See
+    /// [`Session::new`] for the one-simulation-per-process rule.
     pub fn new(config: &Ns3Config, seed: u64) -> Result<Self, Error> {
-        let mut session = Session::new(config, seed)?;
-        session.run_until(config.start);
-        Ok(Self {
-            session,
-            seed,
-            start: config.start,
-            step: config.step,
-            next_index: [0, 0],
-        })
+        let mut media = Self::network(config, seed)?;
+        Ok(media.swap_remove(0))
     }
 
-    /// What ns-3 did so far.
+    /// Builds the network of `config` as [`Ns3Medium::new`] does and returns one medium per
+    /// pair of [`Ns3Config::pairs`], in that order, all carried by the one simulation.
+    pub fn network(config: &Ns3Config, seed: u64) -> Result<Vec<Self>, Error> {
+        let mut session = Session::new(config, seed)?;
+        session.run_until(config.start);
+        let pairs = config.pairs().len();
+        let network = Arc::new(Mutex::new(Network {
+            session,
+            undelivered: vec![VecDeque::new(); pairs],
+        }));
+        Ok((0..pairs as u32)
+            .map(|pair| Self {
+                network: network.clone(),
+                pair,
+                seed,
+                start: config.start,
+                step: config.step,
+                next_index: [0, 0],
+            })
+            .collect())
+    }
+
+    /// This medium's pair: its index in [`Ns3Config::pairs`].
+    pub fn pair(&self) -> u32 {
+        self.pair
+    }
+
+    /// What ns-3 did so far, over every pair of the network.
     pub fn stats(&self) -> Ns3Stats {
-        self.session.stats()
+        self.shared().session.stats()
+    }
+
+    fn shared(&self) -> std::sync::MutexGuard<'_, Network> {
+        self.network.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -96,13 +148,18 @@ impl Medium for Ns3Medium {
         let (side, slot) = sender(direction);
         let index = self.next_index[slot];
         self.next_index[slot] += 1;
-        self.session.send(side, self.start + now, index, data);
+        let (pair, at) = (self.pair, self.start + now);
+        self.shared().session.send(pair, side, at, index, data);
         Offered::Later
     }
 
     fn deliver_until(&mut self, now: Duration, out: &mut Vec<MediumDelivery>) {
-        self.session.run_until(self.start + now);
-        while let Some(delivered) = self.session.pop() {
+        let mut network = self.shared();
+        network.run_until(self.start + now);
+        let Some(queue) = network.undelivered.get_mut(self.pair as usize) else {
+            return;
+        };
+        while let Some(delivered) = queue.pop_front() {
             let direction = match delivered.to {
                 Side::B => DirectionId::AToB,
                 Side::A => DirectionId::BToA,
@@ -120,8 +177,10 @@ impl Medium for Ns3Medium {
         Some(self.step)
     }
 
+    /// The whole network's accounting (every pair's datagrams): ns-3 counts drops by
+    /// direction, not by pair.
     fn accounting(&mut self, now: Duration) -> LinkAccounting {
-        let stats = self.session.stats();
+        let stats = self.stats();
         let elapsed = now.as_secs_f64();
         let up = stats.route_available.unwrap_or(0.0);
         LinkAccounting {
@@ -142,7 +201,8 @@ impl Medium for Ns3Medium {
 
 /// A quinn client/server pair (client on the source node, server on the sink node) over the
 /// ns-3 network of `config`, seeded with `seed`. Call `build()` on it inside a virtual-time
-/// runtime (`netsim::virtual_runtime`).
+/// runtime (`netsim::virtual_runtime`). With several [`Ns3Config::sources`], this is the
+/// first pair's; [`quinn_pairs`] gives every pair's.
 pub fn quinn_pair(
     config: &Ns3Config,
     seed: u64,
@@ -150,4 +210,17 @@ pub fn quinn_pair(
     Ok(netsim::quinn_pair::QuinnPair::with_medium(Box::new(
         Ns3Medium::new(config, seed)?,
     )))
+}
+
+/// One quinn client/server pair per pair of [`Ns3Config::pairs`], all over one ns-3 network
+/// of `config` seeded with `seed`: the papers' many-source experiments. Build them inside one
+/// virtual-time runtime.
+pub fn quinn_pairs(
+    config: &Ns3Config,
+    seed: u64,
+) -> Result<Vec<netsim::quinn_pair::QuinnPairBuilder>, Error> {
+    Ok(Ns3Medium::network(config, seed)?
+        .into_iter()
+        .map(|medium| netsim::quinn_pair::QuinnPair::with_medium(Box::new(medium)))
+        .collect())
 }

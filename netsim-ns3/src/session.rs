@@ -15,7 +15,7 @@ use netsim::Side;
 
 use crate::Error;
 use crate::config::{Ns3Config, Propagation, Routing, Standard, Topology};
-use crate::ffi::{self, Live, Ns3Cbr, Ns3Scenario, ScenarioStrings};
+use crate::ffi::{self, Live, Ns3Cbr, Ns3Pair, Ns3Scenario, ScenarioStrings};
 use crate::stats::Ns3Stats;
 
 /// The thread whose session is alive, if any.
@@ -55,7 +55,9 @@ impl Drop for ProcessToken {
 /// A datagram ns-3 delivered to an endpoint.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Delivered {
-    /// The endpoint that received it.
+    /// The pair ([`Ns3Config::pairs`]) of the endpoint that received it.
+    pub pair: u32,
+    /// The endpoint of that pair that received it.
     pub to: Side,
     /// ns-3 time of arrival.
     pub at: Duration,
@@ -67,8 +69,9 @@ pub struct Delivered {
     pub data: Bytes,
 }
 
-/// The process's ns-3 simulation of one [`Ns3Config`]: endpoint A is a UDP socket on the
-/// source node, endpoint B one on the sink node. Times are ns-3's, from 0.
+/// The process's ns-3 simulation of one [`Ns3Config`]: for every pair of
+/// [`Ns3Config::pairs`], endpoint A is a UDP socket on its source node and endpoint B one on its
+/// sink node. Times are ns-3's, from 0.
 #[derive(Debug)]
 pub struct Session {
     live: Live,
@@ -81,11 +84,13 @@ fn nanos(d: Duration) -> i64 {
     i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
 }
 
-fn side_index(side: Side) -> u32 {
-    match side {
-        Side::A => 0,
-        Side::B => 1,
-    }
+/// The shim's endpoint number: `pair * 2 + side`.
+fn endpoint(pair: u32, side: Side) -> u32 {
+    pair.saturating_mul(2)
+        + match side {
+            Side::A => 0,
+            Side::B => 1,
+        }
 }
 
 /// Far beyond any run (about 31 years), for a background flow that never stops.
@@ -111,13 +116,14 @@ impl Session {
         })
     }
 
-    /// Schedules a datagram from `from` to the other endpoint at ns-3 time `at`. A time
-    /// before [`Session::now`] is sent now (callers in lock-step never ask for the past).
-    pub fn send(&mut self, from: Side, at: Duration, index: u64, data: &[u8]) {
-        ffi::send(&self.live, side_index(from), nanos(at), index, data);
+    /// Schedules a datagram from endpoint `from` of `pair` to the pair's other endpoint at
+    /// ns-3 time `at`. A time before [`Session::now`] is sent now (callers in lock-step never
+    /// ask for the past). A pair the config does not have is ignored.
+    pub fn send(&mut self, pair: u32, from: Side, at: Duration, index: u64, data: &[u8]) {
+        ffi::send(&self.live, endpoint(pair, from), nanos(at), index, data);
     }
 
-    /// Lets ns-3 itself send `count` datagrams of `len` bytes from `from`, one every
+    /// Lets ns-3 itself send `count` datagrams of `len` bytes from `from` of pair 0, one every
     /// `interval` from `start` (indices 0, 1, ..; byte `k` of datagram `k` is `k mod 256`):
     /// every send an ns-3 event scheduled now, as an ns-3 application would. The reference
     /// for the lock-step transparency test.
@@ -131,7 +137,7 @@ impl Session {
     ) {
         ffi::native_cbr(
             &self.live,
-            side_index(from),
+            endpoint(0, from),
             nanos(start),
             nanos(interval),
             count,
@@ -148,7 +154,12 @@ impl Session {
     pub fn pop(&mut self) -> Option<Delivered> {
         let d = ffi::pop(&self.live, &mut self.buf)?;
         Some(Delivered {
-            to: if d.side == 0 { Side::A } else { Side::B },
+            pair: d.endpoint / 2,
+            to: if d.endpoint % 2 == 0 {
+                Side::A
+            } else {
+                Side::B
+            },
             at: Duration::from_nanos(u64::try_from(d.at_ns).unwrap_or(0)),
             index: d.index,
             hops: d.hops,
@@ -254,6 +265,11 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
             config.wifi.standard.control_mode().to_owned(),
         )?,
         background,
+        pairs: config
+            .pairs()
+            .into_iter()
+            .map(|(source, sink)| Ns3Pair { source, sink })
+            .collect(),
     };
     let scenario = Ns3Scenario {
         run: seed,
@@ -277,8 +293,8 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         long_retry_limit: config.wifi.long_retry_limit,
         queue_packets: config.wifi.queue_packets,
         routing,
-        source: config.source,
-        sink: config.sink_node(),
+        pair_count: 0,
+        pairs: std::ptr::null(),
         sample_ns: nanos(config.route_sample),
         background_count: 0,
         background: std::ptr::null(),

@@ -115,7 +115,7 @@ impl FixedWindow {
                            now: Duration,
                            count: usize| {
             for _ in 0..count {
-                session.send(Side::A, now, next, &data(next, self.data_bytes));
+                session.send(0, Side::A, now, next, &data(next, self.data_bytes));
                 outstanding.insert(next, now);
                 next += 1;
                 data_sent += 1;
@@ -140,7 +140,7 @@ impl FixedWindow {
                         if received.insert(index) && d.at >= measure_from && d.at < end {
                             measured_bytes += u64::from(self.data_bytes);
                         }
-                        session.send(Side::B, now, index, &data(index, self.ack_bytes));
+                        session.send(0, Side::B, now, index, &data(index, self.ack_bytes));
                     }
                     Side::A => {
                         if outstanding.remove(&index).is_some() {

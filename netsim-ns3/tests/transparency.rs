@@ -71,6 +71,7 @@ fn stepped(step_ns: u64) -> Vec<Row> {
         while next < COUNT && START_NS + u64::from(next) * INTERVAL_NS < t + step_ns {
             let at = START_NS + u64::from(next) * INTERVAL_NS;
             session.send(
+                0,
                 Side::A,
                 Duration::from_nanos(at),
                 u64::from(next),

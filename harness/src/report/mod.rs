@@ -84,9 +84,9 @@ pub struct SummaryRow {
     pub vs_newreno: Option<f64>,
     /// Mean goodput over Cubic's mean goodput at the same point.
     pub vs_cubic: Option<f64>,
-    /// Flow 0's median RTT, milliseconds.
+    /// Median RTT, milliseconds: each flow's, averaged over the flows with RTT samples.
     pub rtt_p50_ms: Option<Spread>,
-    /// Flow 0's 95th-percentile RTT, milliseconds.
+    /// 95th-percentile RTT, milliseconds: each flow's, averaged over the flows with samples.
     pub rtt_p95_ms: Option<Spread>,
     /// Seconds in slow start, summed over flows.
     pub slow_start_s: Option<Spread>,
@@ -223,8 +223,8 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 utilization: spread(&|r| r.utilization),
                 vs_newreno: ratio(newreno),
                 vs_cubic: ratio(cubic),
-                rtt_p50_ms: spread(&|r| r.flows.first().and_then(|f| f.rtt_p50_ms)),
-                rtt_p95_ms: spread(&|r| r.flows.first().and_then(|f| f.rtt_p95_ms)),
+                rtt_p50_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p50_ms)),
+                rtt_p95_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p95_ms)),
                 slow_start_s: spread(&|r| {
                     let flows: Vec<f64> = r.flows.iter().filter_map(|f| f.slow_start_s).collect();
                     (!flows.is_empty()).then(|| flows.iter().sum())
@@ -244,4 +244,14 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
         }
     }
     rows
+}
+
+/// A run's per-flow value averaged over the flows that have one (with one flow, its value):
+/// with many flows (ns-3's many-source networks) flow 0 alone may never have connected.
+fn mean_over_flows(
+    run: &RunResult,
+    value: impl Fn(&crate::metrics::FlowMetrics) -> Option<f64>,
+) -> Option<f64> {
+    let values: Vec<f64> = run.flows.iter().filter_map(value).collect();
+    (!values.is_empty()).then(|| values.iter().sum::<f64>() / values.len() as f64)
 }

@@ -61,12 +61,19 @@ pub(crate) struct Ns3Scenario {
     pub long_retry_limit: u32,
     pub queue_packets: u32,
     pub routing: u32,
-    pub source: u32,
-    pub sink: u32,
+    pub pair_count: u32,
+    pub pairs: *const Ns3Pair,
     pub sample_ns: i64,
     pub background_count: u32,
     pub background: *const Ns3Cbr,
     pub bit_error_rate: f64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct Ns3Pair {
+    pub source: u32,
+    pub sink: u32,
 }
 
 #[repr(C)]
@@ -105,7 +112,7 @@ pub(crate) struct Ns3Stats {
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
 pub(crate) struct Ns3Delivery {
-    pub side: u32,
+    pub endpoint: u32,
     pub len: u32,
     pub at_ns: i64,
     pub index: u64,
@@ -119,4 +126,5 @@ pub(crate) struct ScenarioStrings {
     pub data_mode: CString,
     pub control_mode: CString,
     pub background: Vec<Ns3Cbr>,
+    pub pairs: Vec<Ns3Pair>,
 }

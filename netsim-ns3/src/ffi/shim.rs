@@ -12,8 +12,8 @@ pub(crate) struct Live(());
 
 unsafe extern "C" {
     fn ns3_create(scenario: *const Ns3Scenario, err: *mut c_char, err_len: usize) -> i32;
-    fn ns3_send(side: u32, at_ns: i64, index: u64, data: *const u8, len: u32);
-    fn ns3_native_cbr(side: u32, start_ns: i64, interval_ns: i64, count: u32, len: u32);
+    fn ns3_send(endpoint: u32, at_ns: i64, index: u64, data: *const u8, len: u32);
+    fn ns3_native_cbr(endpoint: u32, start_ns: i64, interval_ns: i64, count: u32, len: u32);
     fn ns3_run_until(at_ns: i64);
     fn ns3_pop(out: *mut Ns3Delivery, buf: *mut u8, cap: u32) -> i32;
     fn ns3_stats(out: *mut Ns3Stats);
@@ -28,6 +28,8 @@ pub(crate) fn create(mut scenario: Ns3Scenario, strings: &ScenarioStrings) -> Re
     scenario.control_mode = strings.control_mode.as_ptr();
     scenario.background = strings.background.as_ptr();
     scenario.background_count = u32::try_from(strings.background.len()).unwrap_or(u32::MAX);
+    scenario.pairs = strings.pairs.as_ptr();
+    scenario.pair_count = u32::try_from(strings.pairs.len()).unwrap_or(u32::MAX);
     let mut err = vec![0u8; 512];
     // SAFETY: `scenario` and every pointer in it (from `strings`, alive for this call) are
     // valid; `err` is writable for its length; the shim NUL-terminates what it writes.
@@ -40,22 +42,22 @@ pub(crate) fn create(mut scenario: Ns3Scenario, strings: &ScenarioStrings) -> Re
     }
 }
 
-pub(crate) fn send(_live: &Live, side: u32, at_ns: i64, index: u64, data: &[u8]) {
+pub(crate) fn send(_live: &Live, endpoint: u32, at_ns: i64, index: u64, data: &[u8]) {
     let len = u32::try_from(data.len()).unwrap_or(u32::MAX);
     // SAFETY: `data` is valid for `len` bytes (a datagram is far below 4 GiB); the shim copies it.
-    unsafe { ns3_send(side, at_ns, index, data.as_ptr(), len) }
+    unsafe { ns3_send(endpoint, at_ns, index, data.as_ptr(), len) }
 }
 
 pub(crate) fn native_cbr(
     _live: &Live,
-    side: u32,
+    endpoint: u32,
     start_ns: i64,
     interval_ns: i64,
     count: u32,
     len: u32,
 ) {
     // SAFETY: plain values.
-    unsafe { ns3_native_cbr(side, start_ns, interval_ns, count, len) }
+    unsafe { ns3_native_cbr(endpoint, start_ns, interval_ns, count, len) }
 }
 
 pub(crate) fn run_until(_live: &Live, at_ns: i64) {

@@ -8,13 +8,13 @@ use super::{Ns3Delivery, Ns3Scenario, Ns3Stats, ScenarioStrings};
 #[derive(Debug)]
 pub(crate) enum Live {}
 
-pub(crate) fn send(live: &Live, _side: u32, _at_ns: i64, _index: u64, _data: &[u8]) {
+pub(crate) fn send(live: &Live, _endpoint: u32, _at_ns: i64, _index: u64, _data: &[u8]) {
     match *live {}
 }
 
 pub(crate) fn native_cbr(
     live: &Live,
-    _side: u32,
+    _endpoint: u32,
     _start: i64,
     _interval: i64,
     _count: u32,
