@@ -104,6 +104,10 @@ pub struct MergeArgs {
     /// Write one CSV row per run and flow to FILE.
     #[arg(long, value_name = "FILE")]
     csv: Option<PathBuf>,
+    /// Write SVG goodput plots into DIR: per point, and against the swept parameter for a grid
+    /// with one axis (result files keep no window traces, so no cwnd plots).
+    #[arg(long, value_name = "DIR")]
+    plot: Option<PathBuf>,
 }
 
 /// `harness presets`.
@@ -759,7 +763,7 @@ impl OutputArgs {
             report::csv::write(path, runs)?;
         }
         if let Some(dir) = &self.plot {
-            let files = report::plot::write_all(dir, &meta.points, &rows, runs)?;
+            let files = report::plot::write_all(dir, meta, &rows, runs)?;
             eprintln!("{} plots written to {}", files.len(), dir.display());
         }
         Ok(())
@@ -819,6 +823,9 @@ fn merge_command(args: &MergeArgs) -> Result<()> {
     for file in [&args.json, &args.csv, &args.jsonl].into_iter().flatten() {
         check_file(file)?;
     }
+    if let Some(dir) = &args.plot {
+        check_dir(dir)?;
+    }
     let merged = crate::merge::merge(&files, args.partial)?;
     let shards: Vec<String> = merged.shards.iter().map(ToString::to_string).collect();
     eprintln!(
@@ -835,6 +842,10 @@ fn merge_command(args: &MergeArgs) -> Result<()> {
     }
     if let Some(path) = &args.csv {
         report::csv::write(path, &merged.runs)?;
+    }
+    if let Some(dir) = &args.plot {
+        let files = report::plot::write_all(dir, meta, &rows, &merged.runs)?;
+        eprintln!("{} plots written to {}", files.len(), dir.display());
     }
     if let Some(path) = &args.jsonl {
         let mut text =

@@ -58,6 +58,34 @@ const PRESETS: &[Preset] = &[
         name: "ns3-chain",
         text: include_str!("../presets/ns3-chain.toml"),
     },
+    Preset {
+        name: "karak-speed-ns3",
+        text: include_str!("../presets/karak-speed-ns3.toml"),
+    },
+    Preset {
+        name: "karak-ber-ns3",
+        text: include_str!("../presets/karak-ber-ns3.toml"),
+    },
+    Preset {
+        name: "ub-mobility-ns3",
+        text: include_str!("../presets/ub-mobility-ns3.toml"),
+    },
+    Preset {
+        name: "sackfew-nodes-ns3",
+        text: include_str!("../presets/sackfew-nodes-ns3.toml"),
+    },
+    Preset {
+        name: "abra-speed-ns3",
+        text: include_str!("../presets/abra-speed-ns3.toml"),
+    },
+    Preset {
+        name: "abra-pause-ns3",
+        text: include_str!("../presets/abra-pause-ns3.toml"),
+    },
+    Preset {
+        name: "abra-nodes-ns3",
+        text: include_str!("../presets/abra-nodes-ns3.toml"),
+    },
 ];
 
 /// Every preset, the demo first.

@@ -440,3 +440,58 @@ fn merge_names_mixed_shard_counts() {
         "{err}"
     );
 }
+
+/// One axis, three seeds: `merge --plot` draws goodput against the axis from the result files,
+/// and the JSON report carries each controller's paired ratio to NewReno.
+#[test]
+fn merge_plots_goodput_against_the_axis_and_reports_paired_ratios() {
+    let dir = tempfile::tempdir().unwrap();
+    let grid = r#"
+name = "one-axis"
+seeds = 3
+[transfer]
+duration = "3s"
+[link.both]
+rate = "2Mbps"
+delay = "10ms"
+[controllers]
+select = ["newreno", "karak"]
+[[axis]]
+key = "link.both.errors"
+name = "PER"
+values = [[{ model = "per", p = 0.0 }], [{ model = "per", p = 0.02 }]]
+labels = ["0", "0.02"]
+"#;
+    std::fs::write(dir.path().join("grid.toml"), grid).unwrap();
+    let output = sweep_shard(dir.path(), "out", "0/1");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run_in(
+        dir.path(),
+        &["merge", "out", "--plot", "plots", "--json", "r.json"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let svg = std::fs::read_to_string(dir.path().join("plots/goodput-vs-PER.svg")).unwrap();
+    for needle in ["<svg", "newreno", "karak", "95% CI", "\n0.02\n"] {
+        assert!(svg.contains(needle), "`{needle}` missing from the plot");
+    }
+    // Result files keep no window traces: no cwnd plots, the per-point goodput plots.
+    assert!(!dir.path().join("plots/cwnd-PER_0.svg").exists());
+    assert!(dir.path().join("plots/goodput-PER_0.02.svg").exists());
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let rows = report["summary"].as_array().unwrap();
+    for row in rows {
+        let paired = &row["vs_newreno_paired"];
+        if row["controller"] == "newreno" {
+            assert!(paired.is_null(), "{row}");
+        } else {
+            let (low, mean, high) = (
+                paired["low"].as_f64().unwrap(),
+                paired["mean"].as_f64().unwrap(),
+                paired["high"].as_f64().unwrap(),
+            );
+            assert!(low <= mean && mean <= high, "{row}");
+            assert_eq!(paired["seeds"], 3, "{row}");
+        }
+    }
+}

@@ -3,6 +3,7 @@
 
 pub mod csv;
 pub mod json;
+pub mod paired;
 pub mod plot;
 pub mod table;
 
@@ -84,6 +85,10 @@ pub struct SummaryRow {
     pub vs_newreno: Option<f64>,
     /// Mean goodput over Cubic's mean goodput at the same point.
     pub vs_cubic: Option<f64>,
+    /// Goodput over NewReno's seed by seed: geometric mean and 95% interval (two or more
+    /// seeds with goodput; not on NewReno's own row).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_newreno_paired: Option<paired::PairedRatio>,
     /// Median RTT, milliseconds: each flow's, averaged over the flows with RTT samples.
     pub rtt_p50_ms: Option<Spread>,
     /// 95th-percentile RTT, milliseconds: each flow's, averaged over the flows with samples.
@@ -197,6 +202,20 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 continue;
             };
             let ratio = |base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| goodput.mean / b);
+            let vs_newreno_paired = (controller != "newreno")
+                .then(|| {
+                    let pairs: Vec<(f64, f64)> = runs
+                        .iter()
+                        .filter_map(|r| {
+                            let base = at_point
+                                .iter()
+                                .find(|b| b.controller == "newreno" && b.seed == r.seed)?;
+                            Some((r.goodput_bps, base.goodput_bps))
+                        })
+                        .collect();
+                    paired::PairedRatio::of(&pairs)
+                })
+                .flatten();
             let signals = {
                 let with: Vec<_> = runs.iter().filter_map(|r| r.signals.as_ref()).collect();
                 (!with.is_empty()).then(|| {
@@ -223,6 +242,7 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 utilization: spread(&|r| r.utilization),
                 vs_newreno: ratio(newreno),
                 vs_cubic: ratio(cubic),
+                vs_newreno_paired,
                 rtt_p50_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p50_ms)),
                 rtt_p95_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p95_ms)),
                 slow_start_s: spread(&|r| {

@@ -1,12 +1,14 @@
 //! SVG plots (plotters' SVG backend; text is written as SVG `<text>`, so no system font
 //! libraries are needed): per scenario point, the congestion window over time of flow 0 of the
-//! first seed for every controller, and the goodput per controller (mean with a ±1 sd bar).
+//! first seed for every controller, and the goodput per controller (mean with a ±1 sd bar);
+//! for a grid with one axis, goodput against the swept parameter as the papers plot it, one
+//! line per controller with the 95% confidence interval of its mean.
 
 use std::path::{Path, PathBuf};
 
 use plotters::prelude::*;
 
-use super::SummaryRow;
+use super::{ReportMeta, SummaryRow};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
@@ -26,17 +28,27 @@ pub fn slug(label: &str) -> String {
     out
 }
 
-/// Writes `cwnd-<point>.svg` and `goodput-<point>.svg` for every point into `dir`; returns the
-/// files written.
+/// Writes `cwnd-<point>.svg` and `goodput-<point>.svg` for every point into `dir`, and for a
+/// grid with one axis and several points `goodput-vs-<axis>.svg`; returns the files written.
+/// cwnd plots need window traces, which results read back from a file do not have: without
+/// them only the goodput plots are written.
 pub fn write_all(
     dir: &Path,
-    points: &[String],
+    meta: &ReportMeta,
     rows: &[SummaryRow],
     runs: &[RunResult],
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
     let mut written = Vec::new();
-    for point in points {
+    if let ([axis], true) = (meta.axes.as_slice(), meta.points.len() > 1) {
+        let path = dir.join(format!("goodput-vs-{}.svg", slug(axis)));
+        goodput_vs_axis(&path, meta, axis, rows).map_err(|e| HarnessError::output(&path, e))?;
+        written.push(path);
+    }
+    let traced = runs
+        .iter()
+        .any(|r| r.flows.iter().any(|f| !f.window_trace.is_empty()));
+    for point in &meta.points {
         let at_point: Vec<&SummaryRow> = rows.iter().filter(|r| &r.point == point).collect();
         if at_point.is_empty() {
             continue;
@@ -44,6 +56,9 @@ pub fn write_all(
         let path = dir.join(format!("goodput-{}.svg", slug(point)));
         goodput(&path, point, &at_point).map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
+        if !traced {
+            continue;
+        }
         let path = dir.join(format!("cwnd-{}.svg", slug(point)));
         let first_seed = runs
             .iter()
@@ -61,6 +76,109 @@ pub fn write_all(
 }
 
 type PlotResult = std::result::Result<(), Box<dyn std::error::Error>>;
+
+/// Goodput against the grid's one axis: a line per controller through its means, each point
+/// with the 95% confidence interval of the mean over seeds.
+fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRow]) -> PlotResult {
+    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+    root.fill(&WHITE)?;
+    let labels: Vec<String> = meta
+        .points
+        .iter()
+        .map(|point| {
+            rows.iter()
+                .find(|r| &r.point == point)
+                .and_then(|r| r.params.get(axis).cloned())
+                .unwrap_or_else(|| point.clone())
+        })
+        .collect();
+    let interval = |row: &SummaryRow| {
+        let half = super::paired::ci95_half_width(&row.goodput_bps);
+        (
+            (row.goodput_bps.mean - half).max(0.0) / 1e6,
+            row.goodput_bps.mean / 1e6,
+            (row.goodput_bps.mean + half) / 1e6,
+        )
+    };
+    let top = rows
+        .iter()
+        .map(|r| interval(r).2)
+        .fold(0.0f64, f64::max)
+        .max(1e-3)
+        * 1.1;
+    let n = meta.points.len();
+    let seeds = meta.seeds.len();
+    let mut chart = ChartBuilder::on(&root)
+        .caption(
+            format!("{} - goodput vs {axis}", meta.name),
+            ("sans-serif", 18),
+        )
+        .margin(15)
+        .x_label_area_size(40)
+        .y_label_area_size(60)
+        .build_cartesian_2d(-0.5f64..(n as f64 - 0.5), 0f64..top)?;
+    let label_of = |x: &f64| {
+        let i = x.round();
+        if (x - i).abs() < 1e-6 && i >= 0.0 && (i as usize) < n {
+            labels[i as usize].clone()
+        } else {
+            String::new()
+        }
+    };
+    chart
+        .configure_mesh()
+        .disable_x_mesh()
+        .x_labels(n.max(2) * 2 + 1)
+        .x_label_formatter(&label_of)
+        .x_desc(axis)
+        .y_desc(format!(
+            "goodput (Mb/s), mean and 95% CI over {seeds} seed(s)"
+        ))
+        .draw()?;
+    for (i, controller) in meta.controllers.iter().enumerate() {
+        let color = Palette99::pick(i).to_rgba();
+        let points: Vec<(f64, (f64, f64, f64))> = meta
+            .points
+            .iter()
+            .enumerate()
+            .filter_map(|(x, point)| {
+                let row = rows
+                    .iter()
+                    .find(|r| &r.point == point && &r.controller == controller)?;
+                // Controllers side by side within a point, so their intervals do not overlap.
+                let offset = (i as f64 - (meta.controllers.len() as f64 - 1.0) / 2.0) * 0.03;
+                Some((x as f64 + offset, interval(row)))
+            })
+            .collect();
+        if points.is_empty() {
+            continue;
+        }
+        chart
+            .draw_series(LineSeries::new(
+                points.iter().map(|&(x, (_, mean, _))| (x, mean)),
+                color.stroke_width(2),
+            ))?
+            .label(controller.clone())
+            .legend(move |(x, y)| {
+                PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
+            });
+        chart.draw_series(points.iter().map(|&(x, (low, _, high))| {
+            PathElement::new(vec![(x, low), (x, high)], color.stroke_width(1))
+        }))?;
+        chart.draw_series(
+            points
+                .iter()
+                .map(|&(x, (_, mean, _))| Circle::new((x, mean), 3, color.filled())),
+        )?;
+    }
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
 
 fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();

@@ -171,6 +171,7 @@ fn render_ns3(rows: &[SummaryRow]) -> String {
     let headers = [
         "point",
         "controller",
+        "xNewReno paired [95% CI]",
         "hops",
         "route changes",
         "route up %",
@@ -189,6 +190,8 @@ fn render_ns3(rows: &[SummaryRow]) -> String {
                 vec![
                     row.point.clone(),
                     controller_cell(row),
+                    row.vs_newreno_paired
+                        .map_or_else(|| "-".to_owned(), |p| p.cell()),
                     one(ns3.hops, 2),
                     format!("{:.1}", ns3.route_changes),
                     one(ns3.route_available.map(|f| f * 100.0), 1),
@@ -210,7 +213,9 @@ fn render_ns3(rows: &[SummaryRow]) -> String {
     out.push_str(
         "ns-3 rows: util is '-' (no physical limit is computed: an 802.11 network's capacity \
          depends on its traffic); hops = 1 + forwarders of delivered datagrams; route up % = \
-         geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic\n",
+         geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic; \
+         xNewReno paired = geometric mean over seeds of goodput / NewReno's on the same seed, \
+         95% CI, * when it excludes 1\n",
     );
     out
 }
