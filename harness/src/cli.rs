@@ -1,4 +1,4 @@
-//! The command line: `run`, `sweep`, `merge`, `presets`, `controllers`.
+//! The command line: `run`, `sweep`, `merge`, `calibrate`, `presets`, `controllers`.
 
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
@@ -51,6 +51,9 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Merge shard result files (any order) into one report.
     Merge(MergeArgs),
+    /// Compare a fast model's results (netsim) with a reference's (ns-3) on the same
+    /// experiment: goodput ratios per point and controller, and whether the rankings agree.
+    Calibrate(CalibrateArgs),
     /// List the built-in presets (paper experiments), or print one as a scenario file.
     Presets(PresetsArgs),
     /// Internal: run one ns-3 run (a JSON request on stdin, the result on stdout). The harness
@@ -108,6 +111,24 @@ pub struct MergeArgs {
     /// with one axis (result files keep no window traces, so no cwnd plots).
     #[arg(long, value_name = "DIR")]
     plot: Option<PathBuf>,
+}
+
+/// `harness calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The reference's result files (.jsonl) or directory, e.g. an ns-3 sweep's --out.
+    #[arg(long, value_name = "INPUT", required = true, num_args = 1..)]
+    reference: Vec<PathBuf>,
+    /// The fast model's result files (.jsonl) or directory, e.g. the netsim sweep of the same
+    /// experiment. Points are matched by label, controllers by name.
+    #[arg(long, value_name = "INPUT", required = true, num_args = 1..)]
+    fast: Vec<PathBuf>,
+    /// Goodput tolerance: a ratio fast/reference within 1 ± this is a match (default 0.2).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
+    tolerance: f64,
+    /// Write the comparison as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
 }
 
 /// `harness presets`.
@@ -866,6 +887,45 @@ fn merge_command(args: &MergeArgs) -> Result<()> {
     Ok(())
 }
 
+fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
+    if !(args.tolerance > 0.0 && args.tolerance <= 1.0) {
+        return Err(HarnessError::bad_input(format!(
+            "--tolerance {}: must be in (0, 1]",
+            args.tolerance
+        )));
+    }
+    if let Some(path) = &args.json {
+        check_file(path)?;
+    }
+    let load = |inputs: &[PathBuf]| -> Result<(ReportMeta, Vec<report::SummaryRow>)> {
+        let files = crate::merge::collect_files(inputs)?;
+        let merged = crate::merge::merge(&files, false)?;
+        let rows = report::summarize(&merged.header.meta, &merged.runs);
+        Ok((merged.header.meta, rows))
+    };
+    let reference = load(&args.reference)?;
+    let fast = load(&args.fast)?;
+    let calibration = crate::calibrate::compare(
+        (&reference.0, &reference.1),
+        (&fast.0, &fast.1),
+        args.tolerance,
+    );
+    if calibration.points.is_empty() {
+        return Err(HarnessError::bad_input(format!(
+            "no point of `{}` matches a point of `{}` by label: calibrate compares the same experiment on two backends",
+            reference.0.name, fast.0.name
+        )));
+    }
+    print_stdout(&calibration.render())?;
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&calibration)
+            .map_err(|e| HarnessError::output(path, e))?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| HarnessError::output(path, e))?;
+    }
+    Ok(())
+}
+
 fn presets_command(args: &PresetsArgs) -> Result<()> {
     if let Some(name) = &args.show {
         return print_stdout(presets::lookup(name)?.text);
@@ -921,6 +981,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Sweep(args)) => sweep_command(&args),
         Some(Command::Merge(args)) => merge_command(&args),
+        Some(Command::Calibrate(args)) => calibrate_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),
         Some(Command::Ns3Worker) => crate::ns3_worker::serve(),

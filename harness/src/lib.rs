@@ -3,8 +3,8 @@
 //!
 //! The binary is a thin `main` over this library; the pieces, one purpose per file:
 //!
-//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `presets`,
-//!   `controllers`);
+//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
+//!   `presets`, `controllers`);
 //! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
 //! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
 //! - [`controllers`]: the registry of controllers and their validated knobs;
@@ -13,7 +13,7 @@
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV and SVG plots;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`merge`]: combining
-//!   shard outputs;
+//!   shard outputs; [`calibrate`]: a fast model's results against a reference's;
 //! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
 //! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
 //!   (cargo feature `quiche`, off by default; real time only).
@@ -22,6 +22,7 @@
 #![forbid(unsafe_code)]
 
 pub mod backend;
+pub mod calibrate;
 pub mod cli;
 pub mod controllers;
 pub mod error;

@@ -495,3 +495,80 @@ labels = ["0", "0.02"]
         }
     }
 }
+
+/// `calibrate`: the same grid on a link at half the rate predicts half the goodput, which is
+/// reported as a miss per controller; grids with no common point are refused.
+#[test]
+fn calibrate_reports_ratios_misses_and_refuses_unrelated_grids() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.toml"), quick_grid()).unwrap();
+    let sweep = |out: &str, extra: &[&str]| {
+        let mut args = vec!["sweep", "--scenario", "grid.toml", "--out", out, "-q"];
+        args.extend(extra);
+        let output = run_in(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    sweep("reference", &[]);
+    sweep("half", &["--rate", "1Mbps"]);
+    let output = run_in(
+        dir.path(),
+        &[
+            "calibrate",
+            "--reference",
+            "reference",
+            "--fast",
+            "half",
+            "--json",
+            "c.json",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(text.contains("goodput within ±20%: 0 of 12"), "{text}");
+    assert!(text.contains("goodput miss at"), "{text}");
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("c.json")).unwrap()).unwrap();
+    let points = report["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4, "2 PER values x 2 flow counts");
+    for cell in points.iter().flat_map(|p| p["cells"].as_array().unwrap()) {
+        let ratio = cell["ratio"].as_f64().unwrap();
+        assert!((0.3..0.6).contains(&ratio), "half the rate: {cell}");
+        assert_eq!(cell["within"], false);
+    }
+
+    // A grid whose points have other labels.
+    std::fs::write(
+        dir.path().join("other.toml"),
+        quick_grid().replace("labels = [\"0\", \"0.01\"]", "labels = [\"a\", \"b\"]"),
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &["sweep", "--scenario", "other.toml", "--out", "other", "-q"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let output = run_in(
+        dir.path(),
+        &["calibrate", "--reference", "reference", "--fast", "other"],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        stderr(&output).contains("matches a point"),
+        "{}",
+        stderr(&output)
+    );
+    let output = run_in(
+        dir.path(),
+        &[
+            "calibrate",
+            "--reference",
+            "reference",
+            "--fast",
+            "half",
+            "--tolerance",
+            "1.5",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(2));
+    assert!(stderr(&output).contains("--tolerance 1.5: must be in (0, 1]"));
+}

@@ -131,7 +131,7 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
 }
 
 /// Fixed-width lines: a header, a rule, the rows (a blank line between points).
-fn columns(headers: &[&str], table: &[(String, Vec<String>)]) -> String {
+pub(crate) fn columns(headers: &[&str], table: &[(String, Vec<String>)]) -> String {
     let mut widths: Vec<usize> = headers.iter().map(|h| h.chars().count()).collect();
     for (_, line) in table {
         for (w, cell) in widths.iter_mut().zip(line) {
