@@ -6,13 +6,14 @@
 //! (quinn today) across an ns-3 3.37 simulation instead: nodes moving by random waypoint (or
 //! an ns-2 trace, or standing in a chain or grid), 802.11b/a/g ad hoc with a range or
 //! log-distance radio, AODV, OLSR or DSDV routing, background UDP traffic. The QUIC endpoints
-//! are UDP sockets on the source and sink nodes; every datagram crosses the simulated network
-//! byte for byte.
+//! are UDP sockets on the source and sink nodes, one pair or many ([`Ns3Config::sources`]);
+//! every datagram crosses the simulated network byte for byte.
 //!
 //! - [`Ns3Config`]: the scenario, validated ([`Ns3Config::validate`] names the field and the
 //!   allowed range), with serde for TOML and JSON.
-//! - [`Ns3Medium`]: the simulation as a `netsim::Medium`, so a `netsim::SimLink`, a
-//!   `netsim::quinn_pair::QuinnPair` ([`quinn_pair`]) and the harness run over it unchanged.
+//! - [`Ns3Medium`]: one source/sink pair of the simulation as a `netsim::Medium`, so a
+//!   `netsim::SimLink`, a `netsim::quinn_pair::QuinnPair` ([`quinn_pair`], [`quinn_pairs`] for
+//!   every pair) and the harness run over it unchanged.
 //! - [`Session`]: the low-level lock-step API (send at a time, run to a time, pop deliveries).
 //! - [`FixedWindow`]: a fixed-window sender, to measure the 802.11 multi-hop chain effect.
 //! - [`Ns3Stats`]: what ns-3 did: deliveries, drops by reason (MAC retry limit, interface
