@@ -772,7 +772,12 @@ impl OutputArgs {
         }
     }
 
-    fn report(&self, meta: &ReportMeta, runs: &[RunResult]) -> Result<()> {
+    fn report(
+        &self,
+        meta: &ReportMeta,
+        runs: &[RunResult],
+        grid: Option<&scenario::Grid>,
+    ) -> Result<()> {
         let rows = report::summarize(meta, runs);
         if !self.quiet {
             print_stdout(&report::table::render(meta, &rows))?;
@@ -784,11 +789,36 @@ impl OutputArgs {
             report::csv::write(path, runs)?;
         }
         if let Some(dir) = &self.plot {
-            let files = report::plot::write_all(dir, meta, &rows, runs)?;
+            let route_down = |point: &str, seed: u64, until: f64| {
+                grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))
+            };
+            let files = report::plot::write_all(dir, meta, &rows, runs, &route_down)?;
             eprintln!("{} plots written to {}", files.len(), dir.display());
         }
         Ok(())
     }
+}
+
+/// The spans, in seconds, in which `point`'s route was down in the run seeded `seed`: netsim's
+/// path model replayed from the run seed (the same segments the link used). None on ns-3,
+/// whose routes are the routing protocol's, or for a path that never goes down.
+fn route_down(grid: &scenario::Grid, point: &str, seed: u64, until: f64) -> Vec<(f64, f64)> {
+    let Some(scenario) = grid.points.iter().find(|p| p.point == point) else {
+        return Vec::new();
+    };
+    if !scenario.backend.is_netsim() {
+        return Vec::new();
+    }
+    let until = Duration::from_secs_f64(until.max(0.0));
+    netsim::path::path_segments(&scenario.link.path, seed, until)
+        .map(|segments| {
+            segments
+                .into_iter()
+                .filter(|(_, _, state)| !state.is_up())
+                .map(|(from, to, _)| (from.as_secs_f64(), to.as_secs_f64()))
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn print_stdout(text: &str) -> Result<()> {
@@ -821,7 +851,8 @@ fn run(args: &RunArgs) -> Result<()> {
         Ok(())
     })?;
     results.sort_by_key(|r| r.index);
-    args.output.report(&ReportMeta::of(&grid), &results)?;
+    args.output
+        .report(&ReportMeta::of(&grid), &results, Some(&grid))?;
     failed(failures)
 }
 
@@ -835,7 +866,7 @@ fn sweep_command(args: &SweepArgs) -> Result<()> {
         args.output.jobs(),
         &args.output.options(),
     )?;
-    args.output.report(&header.meta, &results)?;
+    args.output.report(&header.meta, &results, Some(&grid))?;
     failed(failures)
 }
 
@@ -865,7 +896,7 @@ fn merge_command(args: &MergeArgs) -> Result<()> {
         report::csv::write(path, &merged.runs)?;
     }
     if let Some(dir) = &args.plot {
-        let files = report::plot::write_all(dir, meta, &rows, &merged.runs)?;
+        let files = report::plot::write_all(dir, meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
         eprintln!("{} plots written to {}", files.len(), dir.display());
     }
     if let Some(path) = &args.jsonl {

@@ -291,3 +291,33 @@ fn logs_redirected_to_a_file_are_plain_text() {
         "no colour codes when stderr is not a terminal:\n{err}"
     );
 }
+
+/// A path that goes down: the cwnd plot shades the periods without a route, replayed from the
+/// run seed; an always-up path has none.
+#[test]
+fn cwnd_plots_shade_the_route_down_periods() {
+    let dir = tempfile::tempdir().unwrap();
+    let plot = |path: &[&str]| {
+        let mut args = vec![
+            "run",
+            "--controllers",
+            "newreno",
+            "--seeds",
+            "1",
+            "--duration",
+            "20s",
+            "--plot",
+            "plots",
+            "-q",
+        ];
+        args.extend(path);
+        let output = run_in(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        std::fs::read_to_string(dir.path().join("plots/cwnd-demo.svg")).unwrap()
+    };
+    let breaking = plot(&["--path", "on-off", "--mean-up", "3s", "--mean-down", "2s"]);
+    assert!(breaking.contains("route down"), "the axis says what is shaded");
+    assert!(breaking.contains(r##"fill="#C8C8C8""##), "shaded periods");
+    let steady = plot(&["--path", "always-up"]);
+    assert!(!steady.contains("route down") && !steady.contains(r##"fill="#C8C8C8""##));
+}

@@ -1,6 +1,7 @@
 //! SVG plots (plotters' SVG backend; text is written as SVG `<text>`, so no system font
 //! libraries are needed): per scenario point, the congestion window over time of flow 0 of the
-//! first seed for every controller, and the goodput per controller (mean with a ±1 sd bar);
+//! first seed for every controller, with the periods the route was down shaded where they are
+//! known (netsim's path models), and the goodput per controller (mean with a ±1 sd bar);
 //! for a grid with one axis, goodput against the swept parameter as the papers plot it, one
 //! line per controller with the 95% confidence interval of its mean.
 
@@ -28,15 +29,20 @@ pub fn slug(label: &str) -> String {
     out
 }
 
+/// Time spans `(from, to)` in seconds of link time.
+pub type Spans = Vec<(f64, f64)>;
+
 /// Writes `cwnd-<point>.svg` and `goodput-<point>.svg` for every point into `dir`, and for a
 /// grid with one axis and several points `goodput-vs-<axis>.svg`; returns the files written.
 /// cwnd plots need window traces, which results read back from a file do not have: without
-/// them only the goodput plots are written.
+/// them only the goodput plots are written. `route_down(point, seed, until)` gives the spans a
+/// point's route was down in the run with that seed, shaded on its cwnd plot.
 pub fn write_all(
     dir: &Path,
     meta: &ReportMeta,
     rows: &[SummaryRow],
     runs: &[RunResult],
+    route_down: &dyn Fn(&str, u64, f64) -> Spans,
 ) -> Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
     let mut written = Vec::new();
@@ -69,7 +75,9 @@ pub fn write_all(
             .iter()
             .filter(|r| &r.point == point && Some(r.seed) == first_seed)
             .collect();
-        cwnd(&path, point, &traces).map_err(|e| HarnessError::output(&path, e))?;
+        let t_max = traces.iter().map(|r| r.window_s).fold(1.0f64, f64::max);
+        let down = first_seed.map_or_else(Vec::new, |seed| route_down(point, seed, t_max));
+        cwnd(&path, point, &traces, &down).map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
     }
     Ok(written)
@@ -227,7 +235,7 @@ fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
     Ok(())
 }
 
-fn cwnd(path: &Path, point: &str, runs: &[&RunResult]) -> PlotResult {
+fn cwnd(path: &Path, point: &str, runs: &[&RunResult], down: &[(f64, f64)]) -> PlotResult {
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let traces: Vec<(&str, Vec<(f64, f64)>)> = runs
@@ -260,9 +268,21 @@ fn cwnd(path: &Path, point: &str, runs: &[&RunResult]) -> PlotResult {
         .build_cartesian_2d(0f64..t_max, 0f64..y_max)?;
     chart
         .configure_mesh()
-        .x_desc("time (s, link time)")
+        .x_desc(if down.is_empty() {
+            "time (s, link time)"
+        } else {
+            "time (s, link time); shaded: route down"
+        })
         .y_desc("cwnd (kB)")
         .draw()?;
+    // Under the lines: the periods without a route.
+    let shade = RGBColor(200, 200, 200).mix(0.5);
+    chart.draw_series(down.iter().map(|&(from, to)| {
+        Rectangle::new(
+            [(from.min(t_max), 0.0), (to.min(t_max), y_max)],
+            shade.filled(),
+        )
+    }))?;
     for (i, (name, points)) in traces.into_iter().enumerate() {
         let color = Palette99::pick(i).to_rgba();
         // A step plot: the window holds its value until the next change.
