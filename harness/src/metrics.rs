@@ -192,6 +192,10 @@ pub struct RunResult {
     /// What ns-3 did, on that backend: drops by reason, hops, route changes, MAC retries.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3: Option<netsim_ns3::Ns3Stats>,
+    /// On ns-3: the spans `[from, to]` in seconds of link time in which flow 0's pair had no
+    /// path of in-range hops (geometric route samples), for the cwnd plot's shading.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub route_down_s: Vec<(f64, f64)>,
 }
 
 fn is_netsim(kind: &BackendKind) -> bool {

@@ -203,6 +203,7 @@ mod imp {
             flows: vec![flow_of(scenario, report)],
             backend: crate::backend::BackendKind::Netsim,
             ns3: None,
+            route_down_s: Vec::new(),
         }
     }
 

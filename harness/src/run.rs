@@ -224,11 +224,19 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     let link = pairs[0].link();
     let end = link.now();
     let accounting = link.accounting();
-    let ns3 = link.inspect_medium(|medium| {
+    let (ns3, route_down_s) = link.inspect_medium(|medium| {
         medium
             .as_any()
             .downcast_ref::<netsim_ns3::Ns3Medium>()
-            .map(netsim_ns3::Ns3Medium::stats)
+            .map(|m| {
+                let down = m.route_down(end).into_iter();
+                (
+                    Some(m.stats()),
+                    down.map(|(from, to)| (from.as_secs_f64(), to.as_secs_f64()))
+                        .collect(),
+                )
+            })
+            .unwrap_or_default()
     });
     let mut flows = flows.into_inner();
     // Pairs connect concurrently: report flows in index order.
@@ -310,6 +318,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         flows: flow_metrics,
         backend: scenario.backend.kind(),
         ns3,
+        route_down_s,
     };
     tracing::info!(
         target: "harness",

@@ -280,4 +280,54 @@ mod with_ns3 {
             &["ns3.sources", "[1, 25]"],
         );
     }
+
+    #[test]
+    fn ns3_runs_carry_their_route_down_spans_and_the_cwnd_plot_shades_them() {
+        // A sparse network (20 nodes in 1500 m x 1500 m): node 0's route to node 19 comes and
+        // goes.
+        let dir = tempfile::tempdir().unwrap();
+        let output = run_in(
+            dir.path(),
+            &[
+                "run",
+                "--backend",
+                "ns3",
+                "--ns3",
+                "nodes=20",
+                "--ns3",
+                "area_width=1500",
+                "--ns3",
+                "area_height=1500",
+                "--seed",
+                "3",
+                "--duration",
+                "60s",
+                "--controllers",
+                "newreno",
+                "--plot",
+                "plots",
+                "--json",
+                "r.json",
+                "-q",
+            ],
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap())
+                .unwrap();
+        let run = &report["runs"][0];
+        let spans = run["route_down_s"].as_array().expect("route-down spans");
+        assert!(!spans.is_empty(), "{run}");
+        let down: f64 = spans
+            .iter()
+            .map(|s| s[1].as_f64().unwrap() - s[0].as_f64().unwrap())
+            .sum();
+        let available = run["ns3"]["route_available"].as_f64().unwrap();
+        assert!(
+            (down / 60.0 - (1.0 - available)).abs() < 0.05,
+            "down {down} s of 60, route available {available}"
+        );
+        let svg = std::fs::read_to_string(dir.path().join("plots/cwnd-demo.svg")).unwrap();
+        assert!(svg.contains("route down") && svg.contains(r##"fill="#C8C8C8""##));
+    }
 }

@@ -316,7 +316,10 @@ fn cwnd_plots_shade_the_route_down_periods() {
         std::fs::read_to_string(dir.path().join("plots/cwnd-demo.svg")).unwrap()
     };
     let breaking = plot(&["--path", "on-off", "--mean-up", "3s", "--mean-down", "2s"]);
-    assert!(breaking.contains("route down"), "the axis says what is shaded");
+    assert!(
+        breaking.contains("route down"),
+        "the axis says what is shaded"
+    );
     assert!(breaking.contains(r##"fill="#C8C8C8""##), "shaded periods");
     let steady = plot(&["--path", "always-up"]);
     assert!(!steady.contains("route down") && !steady.contains(r##"fill="#C8C8C8""##));

@@ -122,6 +122,8 @@ struct State
     int64_t sample_ns = 0;
     std::deque<Delivered> delivered;
     Ns3Stats stats;
+    // Per pair: the geometric samples at which its route state changed (time, up).
+    std::vector<std::vector<std::pair<int64_t, uint8_t>>> route_changes;
 };
 
 std::unique_ptr<State> g;
@@ -299,8 +301,8 @@ OnBackgroundRx(Ptr<const Packet>, const Address&)
     g->stats.background_received += 1;
 }
 
-// Samples whether the unit-disk graph has a path from `source` to `sink` right now.
-void
+// Samples whether the unit-disk graph has a path from `source` to `sink` right now; returns it.
+bool
 SamplePair(const std::vector<Vector>& position, uint32_t source, uint32_t sink)
 {
     uint32_t n = uint32_t(position.size());
@@ -333,6 +335,7 @@ SamplePair(const std::vector<Vector>& position, uint32_t source, uint32_t sink)
         g->stats.route_samples_up += 1;
         g->stats.route_hops_sum += uint64_t(depth[sink]);
     }
+    return depth[sink] >= 0;
 }
 
 // Samples every pair's geometric route availability, then again in sample_ns.
@@ -345,9 +348,15 @@ SampleRoute()
     {
         position[i] = g->nodes.Get(i)->GetObject<MobilityModel>()->GetPosition();
     }
+    int64_t now = Simulator::Now().GetNanoSeconds();
     for (size_t e = 0; e + 1 < g->endpoint_node.size(); e += 2)
     {
-        SamplePair(position, g->endpoint_node[e], g->endpoint_node[e + 1]);
+        uint8_t up = SamplePair(position, g->endpoint_node[e], g->endpoint_node[e + 1]) ? 1 : 0;
+        auto& changes = g->route_changes[e / 2];
+        if (changes.empty() || changes.back().second != up)
+        {
+            changes.emplace_back(now, up);
+        }
     }
     Simulator::Schedule(NanoSeconds(g->sample_ns), &SampleRoute);
 }
@@ -622,6 +631,7 @@ Build(const Ns3Scenario& sc)
         g->addresses.push_back(g->interfaces.GetAddress(node));
     }
     g->last_path.assign(g->endpoint_node.size(), 0);
+    g->route_changes.resize(sc.pair_count);
     g->have_last_path.assign(g->endpoint_node.size(), false);
     if (sc.propagation == NS3_PROP_RANGE && sc.sample_ns > 0)
     {
@@ -724,6 +734,22 @@ ns3_stats(Ns3Stats* out)
     g->stats.events = Simulator::GetEventCount();
     g->stats.now_ns = Simulator::Now().GetNanoSeconds();
     *out = g->stats;
+}
+
+uint32_t
+ns3_route_changes(uint32_t pair, int64_t* at_ns, uint8_t* up, uint32_t cap)
+{
+    if (!g || pair >= g->route_changes.size())
+    {
+        return 0;
+    }
+    const auto& changes = g->route_changes[pair];
+    for (size_t i = 0; i < changes.size() && i < cap; ++i)
+    {
+        at_ns[i] = changes[i].first;
+        up[i] = changes[i].second;
+    }
+    return uint32_t(changes.size());
 }
 
 int64_t

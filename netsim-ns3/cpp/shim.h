@@ -124,6 +124,10 @@ void ns3_run_until(int64_t at_ns);
 // Pops the oldest delivery: copies at most cap bytes into buf. Returns 1, or 0 when none.
 int ns3_pop(Ns3Delivery* out, uint8_t* buf, uint32_t cap);
 void ns3_stats(Ns3Stats* out);
+// The geometric route samples of `pair` where its state changed (the first sample included):
+// copies up to `cap` of them into at_ns (sample times) and up (1: a path of in-range hops
+// joined the pair, 0: none), and returns how many there are.
+uint32_t ns3_route_changes(uint32_t pair, int64_t* at_ns, uint8_t* up, uint32_t cap);
 int64_t ns3_now(void);
 // Tears the simulation down (Simulator::Destroy and ns-3's global registries).
 void ns3_destroy(void);

@@ -96,6 +96,23 @@ impl Ns3Medium {
         self.pair
     }
 
+    /// The spans of link time up to `until` in which this pair had no path of in-range hops
+    /// (see [`Session::route_down`]): the route-down periods of a cwnd plot.
+    pub fn route_down(&self, until: Duration) -> Vec<(Duration, Duration)> {
+        self.shared()
+            .session
+            .route_down(self.pair, self.start + until)
+            .into_iter()
+            .map(|(from, to)| {
+                (
+                    from.saturating_sub(self.start),
+                    to.saturating_sub(self.start),
+                )
+            })
+            .filter(|(from, to)| from < to)
+            .collect()
+    }
+
     /// What ns-3 did so far, over every pair of the network.
     pub fn stats(&self) -> Ns3Stats {
         self.shared().session.stats()

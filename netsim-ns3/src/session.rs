@@ -172,6 +172,30 @@ impl Session {
         Ns3Stats::from_raw(&ffi::stats(&self.live))
     }
 
+    /// The spans of ns-3 time, up to `until`, in which `pair` had no path of in-range hops,
+    /// from its geometric route samples (empty with sampling off or log-distance propagation).
+    /// A span starts at the first sample without a path and ends at the next with one.
+    pub fn route_down(&self, pair: u32, until: Duration) -> Vec<(Duration, Duration)> {
+        let at = |ns: i64| Duration::from_nanos(u64::try_from(ns).unwrap_or(0));
+        let mut spans = Vec::new();
+        let mut down_since = None;
+        for (t, up) in ffi::route_changes(&self.live, pair) {
+            match (up, down_since) {
+                (false, None) => down_since = Some(at(t)),
+                (true, Some(from)) => {
+                    spans.push((from, at(t).min(until)));
+                    down_since = None;
+                }
+                _ => {}
+            }
+        }
+        if let Some(from) = down_since {
+            spans.push((from, until));
+        }
+        spans.retain(|(from, to)| from < to);
+        spans
+    }
+
     /// ns-3's clock.
     pub fn now(&self) -> Duration {
         Duration::from_nanos(u64::try_from(ffi::now_ns(&self.live)).unwrap_or(0))

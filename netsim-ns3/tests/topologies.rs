@@ -161,3 +161,46 @@ fn bit_errors_cost_mac_retransmissions_not_deliveries() {
         clean_times.len()
     );
 }
+
+/// The route-down spans agree with the route-availability share: both come from the same
+/// geometric samples, so the down time is the down share of the run to within one sampling
+/// period per change of state; each pair has its own.
+#[test]
+fn route_down_spans_match_the_route_availability() {
+    // A sparse network (20 nodes in 1500 m x 1500 m at 20 m/s): routes come and go.
+    let config = Ns3Config {
+        nodes: 20,
+        area_width: 1500.0,
+        area_height: 1500.0,
+        sources: 2,
+        ..Ns3Config::default()
+    };
+    let mut session = Session::new(&config, 3).unwrap();
+    let until = Duration::from_secs(120);
+    session.run_until(until);
+    let stats = session.stats();
+    let spans: Vec<_> = (0..2).map(|pair| session.route_down(pair, until)).collect();
+    let down: f64 = spans
+        .iter()
+        .flatten()
+        .map(|(from, to)| (*to - *from).as_secs_f64())
+        .sum();
+    let changes = spans.iter().map(Vec::len).sum::<usize>() as f64;
+    // route_available covers both pairs' samples: 2 x 120 s of them.
+    let expected = (1.0 - stats.route_available.unwrap()) * 240.0;
+    println!("spans {spans:?} down {down} s, expected {expected} s");
+    assert!(
+        changes >= 2.0,
+        "the sparse network's routes break: {spans:?}"
+    );
+    assert!(
+        (down - expected).abs() <= 0.1 * (2.0 * changes + 2.0),
+        "down {down} s vs {expected} s"
+    );
+    for pair in &spans {
+        for (from, to) in pair {
+            assert!(from < to && *to <= until);
+        }
+    }
+    assert!(session.route_down(7, until).is_empty(), "no such pair");
+}

@@ -76,7 +76,11 @@ pub fn write_all(
             .filter(|r| &r.point == point && Some(r.seed) == first_seed)
             .collect();
         let t_max = traces.iter().map(|r| r.window_s).fold(1.0f64, f64::max);
-        let down = first_seed.map_or_else(Vec::new, |seed| route_down(point, seed, t_max));
+        // ns-3 runs carry their route-down spans; netsim's are replayed from the seed.
+        let down = match traces.iter().find(|r| !r.route_down_s.is_empty()) {
+            Some(run) => run.route_down_s.clone(),
+            None => first_seed.map_or_else(Vec::new, |seed| route_down(point, seed, t_max)),
+        };
         cwnd(&path, point, &traces, &down).map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
     }

@@ -17,6 +17,7 @@ unsafe extern "C" {
     fn ns3_run_until(at_ns: i64);
     fn ns3_pop(out: *mut Ns3Delivery, buf: *mut u8, cap: u32) -> i32;
     fn ns3_stats(out: *mut Ns3Stats);
+    fn ns3_route_changes(pair: u32, at_ns: *mut i64, up: *mut u8, cap: u32) -> u32;
     fn ns3_now() -> i64;
     fn ns3_destroy();
 }
@@ -84,6 +85,19 @@ pub(crate) fn stats(_live: &Live) -> Ns3Stats {
     // SAFETY: `out` is a valid Ns3Stats the shim overwrites.
     unsafe { ns3_stats(&mut out) };
     out
+}
+
+/// `pair`'s route-state changes: (sample time in ns, up).
+pub(crate) fn route_changes(_live: &Live, pair: u32) -> Vec<(i64, bool)> {
+    // SAFETY: a zero capacity writes nothing; the call only reports the count.
+    let count = unsafe { ns3_route_changes(pair, std::ptr::null_mut(), std::ptr::null_mut(), 0) };
+    let mut at = vec![0i64; count as usize];
+    let mut up = vec![0u8; count as usize];
+    // SAFETY: `at` and `up` are writable for `count` entries; no event runs in between, so
+    // the shim has at most `count` to copy.
+    let copied = unsafe { ns3_route_changes(pair, at.as_mut_ptr(), up.as_mut_ptr(), count) };
+    at.truncate(copied.min(count) as usize);
+    at.into_iter().zip(up).map(|(t, u)| (t, u != 0)).collect()
 }
 
 pub(crate) fn now_ns(_live: &Live) -> i64 {

@@ -35,6 +35,10 @@ pub(crate) fn stats(live: &Live) -> Ns3Stats {
     match *live {}
 }
 
+pub(crate) fn route_changes(live: &Live, _pair: u32) -> Vec<(i64, bool)> {
+    match *live {}
+}
+
 pub(crate) fn now_ns(live: &Live) -> i64 {
     match *live {}
 }
