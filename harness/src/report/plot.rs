@@ -89,6 +89,26 @@ pub fn write_all(
 
 type PlotResult = std::result::Result<(), Box<dyn std::error::Error>>;
 
+type Chart<'a, 'b> = ChartContext<
+    'a,
+    SVGBackend<'b>,
+    Cartesian2d<plotters::coord::types::RangedCoordf64, plotters::coord::types::RangedCoordf64>,
+>;
+
+/// Draws the series' legend and writes the file.
+fn legend_and_present<'a, 'b: 'a>(
+    chart: &mut Chart<'a, 'b>,
+    root: &DrawingArea<SVGBackend<'b>, plotters::coord::Shift>,
+) -> PlotResult {
+    chart
+        .configure_series_labels()
+        .background_style(WHITE.mix(0.8))
+        .border_style(BLACK)
+        .draw()?;
+    root.present()?;
+    Ok(())
+}
+
 /// Goodput against the grid's one axis: a line per controller through its means, each point
 /// with the 95% confidence interval of the mean over seeds.
 fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRow]) -> PlotResult {
@@ -183,13 +203,7 @@ fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRo
                 .map(|&(x, (_, mean, _))| Circle::new((x, mean), 3, color.filled())),
         )?;
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
+    legend_and_present(&mut chart, &root)
 }
 
 fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
@@ -307,11 +321,5 @@ fn cwnd(path: &Path, point: &str, runs: &[&RunResult], down: &[(f64, f64)]) -> P
                 PathElement::new(vec![(x, y), (x + 20, y)], color.stroke_width(2))
             });
     }
-    chart
-        .configure_series_labels()
-        .background_style(WHITE.mix(0.8))
-        .border_style(BLACK)
-        .draw()?;
-    root.present()?;
-    Ok(())
+    legend_and_present(&mut chart, &root)
 }
