@@ -22,7 +22,7 @@
 //! # Mapping onto QUIC
 //!
 //! [`cc_core::LossClassifier`] turns each quinn congestion event into a
-//! [`cc_core::LossSignal`] (DESIGN.md section 3). QUIC's persistent congestion (RFC 9002
+//! [`cc_core::LossSignal`] (docs/DESIGN.md section 3). QUIC's persistent congestion (RFC 9002
 //! section 7.6) is its counterpart of the retransmission timeout:
 //!
 //! | event | paper | window | ssthresh |
@@ -41,7 +41,7 @@
 //! M. Hadhoud, *Improving TCP Performance over Mobile Ad Hoc Networks Using an Adaptive
 //! Backoff Response Approach*, Minufya University) states that on the acknowledgement of the
 //! retransmitted packet TCP returns to its state before the timer expired, with the window and
-//! the threshold divided by 2 and 4; DESIGN.md section 4 and the project's issue specify the
+//! the threshold divided by 2 and 4; docs/DESIGN.md section 4 and the project's issue specify the
 //! same rule.
 //!
 //! # The backoff factor, and why quinn does not apply it

@@ -1,6 +1,6 @@
 //! Benchmarks: the CPU and memory cost of each congestion controller in this workspace beside
-//! quinn's own NewReno, Cubic and BBR, and the speed of the netsim emulator (issue 7, DESIGN.md
-//! section 8). Not published; the numbers and the commands that produce them are in
+//! quinn's own NewReno, Cubic and BBR, and the speed of the netsim emulator (issue 7,
+//! docs/DESIGN.md section 8). Not published; the numbers and the commands that produce them are in
 //! `cc-bench/README.md`.
 //!
 //! # Pipeline

@@ -1,4 +1,5 @@
-//! A typed, saturating data rate (STYLE.md item 4: "a typed `Bandwidth` for rates").
+//! A typed, saturating data rate: a rate is never a bare `f64` or `u64` whose unit a reader
+//! must guess.
 
 use std::fmt;
 use std::time::Duration;

@@ -1,4 +1,4 @@
-//! Decodes quinn's congestion events into [`LossSignal`]s (DESIGN.md section 3).
+//! Decodes quinn's congestion events into [`LossSignal`]s (docs/DESIGN.md section 3).
 //!
 //! quinn declares a packet lost when (RFC 9002 section 6.1) the largest acknowledged packet
 //! number `L` is at least `packet_threshold` above it, or when it was sent at least

@@ -1,6 +1,6 @@
 //! What every MANET-aware QUIC congestion controller in this workspace shares.
 //!
-//! - The **loss-signal contract** (DESIGN.md section 3): QUIC has no duplicate ACKs, but the
+//! - The **loss-signal contract** (docs/DESIGN.md section 3): QUIC has no duplicate ACKs, but the
 //!   distance `d = largest_acked - lost_pn` counts the later packets that got through, as TCP's
 //!   duplicate-ACK counter does. [`LossClassifier`] replays quinn's loss detection over a
 //!   bounded [`ledger`] of send batches and turns each `on_congestion_event` into a

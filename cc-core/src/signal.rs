@@ -1,4 +1,4 @@
-//! The loss signal every controller matches on (DESIGN.md section 3).
+//! The loss signal every controller matches on (docs/DESIGN.md section 3).
 
 use std::fmt;
 

@@ -19,7 +19,7 @@
 //! # Mapping onto QUIC
 //!
 //! [`cc_core::LossClassifier`] turns each quinn congestion event into a
-//! [`cc_core::LossSignal`] (DESIGN.md section 3), and Table 1 becomes:
+//! [`cc_core::LossSignal`] (docs/DESIGN.md section 3), and Table 1 becomes:
 //!
 //! | signal | Table 1 row | window | ssthresh |
 //! |---|---|---|---|

@@ -1,5 +1,5 @@
 //! The loss-signal classifier against quinn's own loss detection, in real quinn connections
-//! over netsim (DESIGN.md section 3 targets: >= 99% agreement on the events quinn's callbacks
+//! over netsim (docs/DESIGN.md section 3 targets: >= 99% agreement on the events quinn's callbacks
 //! determine, >= 90% over all events).
 //!
 //! Four workloads, several seeds each: a bulk transfer with random loss, request/response

@@ -44,7 +44,7 @@
 //! # Mapping onto QUIC
 //!
 //! - **Which loss is which.** [`cc_core::LossClassifier`] decodes each quinn congestion event
-//!   (DESIGN.md section 3): a packet-threshold loss is the paper's third duplicate ACK, a
+//!   (docs/DESIGN.md section 3): a packet-threshold loss is the paper's third duplicate ACK, a
 //!   time-threshold loss after one or two later packets is "an RTO after one or two duplicate
 //!   ACKs" and takes section 4.2.3's congestion check (the fast-recovery path the paper's
 //!   TCP would have been in), and persistent congestion (RFC 9002 section 7.6) is the coarse

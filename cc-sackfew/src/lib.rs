@@ -58,7 +58,7 @@
 //! detection (packet threshold and time threshold, RFC 9002 section 6.1) is the sender-side
 //! SACK scoreboard. So SACK-FeW on QUIC is quinn's loss recovery plus the FeW growth rule.
 //! [`cc_core::LossClassifier`] turns each quinn congestion event into a
-//! [`cc_core::LossSignal`] (DESIGN.md section 3):
+//! [`cc_core::LossSignal`] (docs/DESIGN.md section 3):
 //!
 //! | signal | paper | window | ssthresh |
 //! |---|---|---|---|

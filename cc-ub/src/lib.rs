@@ -47,7 +47,7 @@
 //!   acknowledged (Linux `tcp_vegas.c`'s `beg_snd_nxt`). RTT samples are `now - sent` of every
 //!   acknowledged packet, and the round's RTT is their minimum (as Linux takes it, which filters
 //!   out ACK-delay noise).
-//! - **Losses** come from [`cc_core::LossClassifier`] (DESIGN.md section 3). Only persistent
+//! - **Losses** come from [`cc_core::LossClassifier`] (docs/DESIGN.md section 3). Only persistent
 //!   congestion (RFC 9002 section 7.6) is the paper's "time out is expired"; a time-threshold
 //!   loss after one or two later packets is a loss like a fast retransmit, because quinn keeps
 //!   receiving ACKs around it.

@@ -5,7 +5,7 @@
 //!   30 s pause, 802.11b at 2 Mb/s, AODV) carrying one quinn bulk flow from node 0 to node 1
 //!   for 20 simulated seconds, in lock-step with tokio's paused clock (1 ms steps).
 //! - `udp_cbr`: the same network with ns-3 alone sending 1 Mb/s of 1200-byte datagrams (the
-//!   NS3.md reference measurement), for comparison.
+//!   rate at which the ns-3 backend was first measured), for comparison.
 //!
 //! cargo bench -p netsim-ns3 --features ns3 --bench ns3_speed
 

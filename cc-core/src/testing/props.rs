@@ -1,4 +1,5 @@
-//! One property-test harness for every controller (STYLE.md item 10).
+//! One property-test harness for every controller, so that every port is held to the same
+//! invariants.
 //!
 //! Random sequences of quinn callbacks, including ones quinn would never make (send times in
 //! the future, zero bytes, absurd packet numbers, MTU 0), and after every step the invariants
