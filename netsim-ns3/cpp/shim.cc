@@ -587,6 +587,10 @@ Build(const Ns3Scenario& sc)
     RngSeedManager::SetRun(sc.run);
     // The interface queue in front of the MAC (ns-2's IFQ); traffic control is removed below.
     Config::SetDefault("ns3::WifiMacQueue::MaxSize", QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, sc.queue_packets)));
+    // ARP: how long a neighbour that did not answer stays unreachable (packets to it are
+    // dropped meanwhile), and how many packets wait for an answer.
+    Config::SetDefault("ns3::ArpCache::DeadTimeout", TimeValue(NanoSeconds(sc.arp_dead_timeout_ns)));
+    Config::SetDefault("ns3::ArpCache::PendingQueueSize", UintegerValue(sc.arp_pending_packets));
 
     g = std::make_unique<State>();
     std::memset(&g->stats, 0, sizeof(g->stats));

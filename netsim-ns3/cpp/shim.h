@@ -69,6 +69,8 @@ typedef struct {
     uint32_t background_count;
     const Ns3Cbr* background;
     double bit_error_rate;  // per received bit, every frame at every node (0: none)
+    int64_t arp_dead_timeout_ns;   // how long a failed ARP resolution blocks its neighbour
+    uint32_t arp_pending_packets;  // packets held per neighbour while ARP resolves it
 } Ns3Scenario;
 
 // One direction's accounting over every pair: A->B is index 0, B->A index 1.

@@ -67,7 +67,8 @@ mod trace;
 mod window_probe;
 
 pub use config::{
-    BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology, WifiConfig,
+    ArpConfig, BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology,
+    WifiConfig,
 };
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};

@@ -105,6 +105,17 @@ impl Session {
         if !crate::AVAILABLE {
             return Err(Error::Unavailable);
         }
+        // ns-3 reads these from the environment, outside the config and the seed.
+        for variable in ["NS_ATTRIBUTE_DEFAULT", "NS_GLOBAL_VALUE"] {
+            if let Some(value) = std::env::var_os(variable) {
+                tracing::warn!(
+                    target: "netsim_ns3",
+                    variable,
+                    value = %value.to_string_lossy(),
+                    "ns-3 applies this environment variable: the run depends on it, not only on its config and seed"
+                );
+            }
+        }
         let token = ProcessToken::acquire()?;
         let (scenario, strings) = scenario(config, seed)?;
         let live = ffi::create(scenario, &strings).map_err(Error::Ns3)?;
@@ -323,6 +334,8 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         background_count: 0,
         background: std::ptr::null(),
         bit_error_rate: config.wifi.bit_error_rate,
+        arp_dead_timeout_ns: nanos(config.arp.dead_timeout),
+        arp_pending_packets: config.arp.pending_packets,
     };
     Ok((scenario, strings))
 }

@@ -77,6 +77,18 @@ fn errors_name_the_field_and_the_allowed_range() {
             "sink: the sink must be another node than the source (0)",
         ),
         (
+            "sources = 26",
+            "sources = 26 is out of range: it must be in [1, 25]",
+        ),
+        (
+            "[arp]\ndead_timeout = \"0s\"",
+            "arp.dead_timeout = 0s is out of range: it must be in [1ms, 1000s]",
+        ),
+        (
+            "[arp]\npending_packets = 0",
+            "arp.pending_packets = 0 is out of range: it must be in [1, 1000]",
+        ),
+        (
             "[wifi]\ndata_rate_mbps = 3",
             "wifi.data_rate_mbps = 3 is out of range: it must be one of 1, 2, 5.5, 11 (Mb/s)",
         ),

@@ -204,3 +204,35 @@ fn route_down_spans_match_the_route_availability() {
     }
     assert!(session.route_down(7, until).is_empty(), "no such pair");
 }
+
+/// ARP's dead timeout reaches ns-3: in a moving network a neighbour that missed three ARP
+/// requests stays unreachable for 100 s by default (ns-3's), or for 1 s (about ns-2's and
+/// Linux's asking again with the next packet): the same seed delivers and drops differently.
+#[test]
+fn arp_dead_timeout_reaches_ns3() {
+    let run = |dead_timeout: Duration| {
+        let config = Ns3Config {
+            arp: netsim_ns3::ArpConfig {
+                dead_timeout,
+                ..Default::default()
+            },
+            topology: Topology::RandomWaypoint {
+                min_speed: 5.0,
+                max_speed: 5.0,
+                pause: Duration::from_secs(30),
+            },
+            ..Ns3Config::default()
+        };
+        let (times, stats) = cbr(&config, 25, 1, 60);
+        (times.len(), stats.a_to_b.drops.other)
+    };
+    let (delivered_default, dropped_default) = run(Duration::from_secs(100));
+    let (delivered_short, dropped_short) = run(Duration::from_secs(1));
+    println!(
+        "delivered {delivered_default} / {delivered_short}, ARP drops {dropped_default} / {dropped_short}"
+    );
+    assert_ne!(
+        (delivered_default, dropped_default),
+        (delivered_short, dropped_short)
+    );
+}

@@ -67,6 +67,8 @@ pub(crate) struct Ns3Scenario {
     pub background_count: u32,
     pub background: *const Ns3Cbr,
     pub bit_error_rate: f64,
+    pub arp_dead_timeout_ns: i64,
+    pub arp_pending_packets: u32,
 }
 
 #[repr(C)]
