@@ -221,7 +221,10 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         }
     }
     // On ns-3 every pair's link reports the whole network (see netsim_ns3::Ns3Medium).
-    let link = pairs[0].link();
+    let link = pairs
+        .first()
+        .ok_or("the ns-3 network has no source/sink pair")?
+        .link();
     let end = link.now();
     let accounting = link.accounting();
     let (ns3, route_down_s) = link.inspect_medium(|medium| {
