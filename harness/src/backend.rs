@@ -105,10 +105,10 @@ pub fn resolve(base: &Ns3Config, table: Option<&Table>) -> Result<Ns3Config, Str
     };
     for key in ["topology", "propagation"] {
         let model = |t: &Table| t.get(key).and_then(|v| v.get("model")).cloned();
-        if let Some(new) = model(table) {
-            if model(&doc).as_ref() != Some(&new) {
-                doc.remove(key);
-            }
+        if let Some(new) = model(table)
+            && model(&doc).as_ref() != Some(&new)
+        {
+            doc.remove(key);
         }
     }
     tomldoc::set_path(&mut doc, "", Value::Table(table.clone()))?;

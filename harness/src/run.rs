@@ -255,13 +255,13 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             ));
         }
         let delivered = counters.delivered.load(Ordering::Relaxed);
-        if let Transfer::Bytes { bytes, .. } = scenario.transfer {
-            if delivered != bytes {
-                return Err(format!(
-                    "integrity failure in flow {}: {delivered} of {bytes} bytes delivered at the end of the stream",
-                    flow.index
-                ));
-            }
+        if let Transfer::Bytes { bytes, .. } = scenario.transfer
+            && delivered != bytes
+        {
+            return Err(format!(
+                "integrity failure in flow {}: {delivered} of {bytes} bytes delivered at the end of the stream",
+                flow.index
+            ));
         }
         flow_metrics.push(flow_metrics_of(flow, &built, scenario, end, epoch));
     }

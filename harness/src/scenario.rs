@@ -527,17 +527,17 @@ impl Context<'_> {
                     format!("{field}.values must not be empty"),
                 ));
             }
-            if let Some(labels) = &axis.labels {
-                if labels.len() != axis.values.len() {
-                    return Err(self.field_error(
-                        &format!("{field}.labels"),
-                        format!(
-                            "{field}.labels has {} entries but values has {}",
-                            labels.len(),
-                            axis.values.len()
-                        ),
-                    ));
-                }
+            if let Some(labels) = &axis.labels
+                && labels.len() != axis.values.len()
+            {
+                return Err(self.field_error(
+                    &format!("{field}.labels"),
+                    format!(
+                        "{field}.labels has {} entries but values has {}",
+                        labels.len(),
+                        axis.values.len()
+                    ),
+                ));
             }
             let values = axis
                 .values
@@ -672,16 +672,16 @@ impl Context<'_> {
             ));
         }
         let flow_stagger = file.flow_stagger.unwrap_or(Duration::ZERO);
-        if let Transfer::Duration(d) = transfer {
-            if flow_stagger.saturating_mul(flows - 1) >= d {
-                return Err(self.field_error(
-                    "flow_stagger",
-                    format!(
-                        "flow_stagger x (flows - 1) must be shorter than transfer.duration ({})",
-                        netsim::units::format_duration(d)
-                    ),
-                ));
-            }
+        if let Transfer::Duration(d) = transfer
+            && flow_stagger.saturating_mul(flows - 1) >= d
+        {
+            return Err(self.field_error(
+                "flow_stagger",
+                format!(
+                    "flow_stagger x (flows - 1) must be shorter than transfer.duration ({})",
+                    netsim::units::format_duration(d)
+                ),
+            ));
         }
         let mut signal = cc_core::SignalConfig::default();
         let packet_threshold = file.transport.packet_threshold.unwrap_or(3);

@@ -271,15 +271,15 @@ fn walk_value(
         }
         V::Array(array) => {
             for (i, inner) in array.iter().enumerate() {
-                if covers(inner.span(), offset) {
+                if covers(inner.span(), offset)
+                    && let Some(last) = path.last_mut()
+                {
+                    let base = last.clone();
+                    *last = format!("{base}[{i}]");
+                    *best = Some(path.join("."));
+                    walk_value(inner, path, offset, best);
                     if let Some(last) = path.last_mut() {
-                        let base = last.clone();
-                        *last = format!("{base}[{i}]");
-                        *best = Some(path.join("."));
-                        walk_value(inner, path, offset, best);
-                        if let Some(last) = path.last_mut() {
-                            *last = base;
-                        }
+                        *last = base;
                     }
                 }
             }

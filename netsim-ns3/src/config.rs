@@ -543,14 +543,14 @@ impl Ns3Config {
                 return Err(ConfigError::out_of_range(field("rate"), flow.rate, "> 0"));
             }
             check_range(&field("packet_bytes"), flow.packet_bytes, 1, 2000)?;
-            if let Some(stop) = flow.stop {
-                if stop <= flow.start {
-                    return Err(ConfigError::out_of_range(
-                        field("stop"),
-                        netsim::units::format_duration(stop),
-                        format!("> start ({})", netsim::units::format_duration(flow.start)),
-                    ));
-                }
+            if let Some(stop) = flow.stop
+                && stop <= flow.start
+            {
+                return Err(ConfigError::out_of_range(
+                    field("stop"),
+                    netsim::units::format_duration(stop),
+                    format!("> start ({})", netsim::units::format_duration(flow.start)),
+                ));
             }
         }
         if self.background.len() > 1000 {

@@ -63,11 +63,11 @@ impl Rate {
 impl fmt::Display for Rate {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let bps = self.bits_per_second;
-        if bps >= 1_000_000_000 && bps % 1_000_000_000 == 0 {
+        if bps >= 1_000_000_000 && bps.is_multiple_of(1_000_000_000) {
             write!(f, "{}Gbps", bps / 1_000_000_000)
-        } else if bps >= 1_000_000 && bps % 1_000_000 == 0 {
+        } else if bps >= 1_000_000 && bps.is_multiple_of(1_000_000) {
             write!(f, "{}Mbps", bps / 1_000_000)
-        } else if bps >= 1_000 && bps % 1_000 == 0 {
+        } else if bps >= 1_000 && bps.is_multiple_of(1_000) {
             write!(f, "{}kbps", bps / 1_000)
         } else {
             write!(f, "{bps}bps")
@@ -177,11 +177,11 @@ pub fn format_duration(duration: Duration) -> String {
     let nanos = duration.as_nanos();
     if nanos == 0 {
         "0s".to_owned()
-    } else if nanos % NANOS_PER_SEC == 0 {
+    } else if nanos.is_multiple_of(NANOS_PER_SEC) {
         format!("{}s", nanos / NANOS_PER_SEC)
-    } else if nanos % 1_000_000 == 0 {
+    } else if nanos.is_multiple_of(1_000_000) {
         format!("{}ms", nanos / 1_000_000)
-    } else if nanos % 1_000 == 0 {
+    } else if nanos.is_multiple_of(1_000) {
         format!("{}us", nanos / 1_000)
     } else {
         format!("{nanos}ns")
