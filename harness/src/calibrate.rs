@@ -15,7 +15,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 
 use crate::metrics::Spread;
-use crate::report::paired::ci95_half_width;
+use crate::report::paired::ci95;
 use crate::report::{ReportMeta, SummaryRow};
 
 /// One controller at one point on both sides.
@@ -95,25 +95,24 @@ pub fn compare(
             .iter()
             .filter_map(|c| Some((c.clone(), row(reference_rows, c)?, row(fast_rows, c)?)))
             .collect();
-        let pairs: Vec<(String, f64, f64)> = spreads
-            .iter()
-            .map(|(c, r, f)| (c.clone(), r.mean, f.mean))
-            .collect();
-        if pairs.is_empty() {
+        if spreads.is_empty() {
             unmatched.push(format!("{point} (no controller on both sides)"));
             continue;
         }
-        let reference_ranks = ranks(&pairs.iter().map(|p| p.1).collect::<Vec<_>>());
-        let fast_ranks = ranks(&pairs.iter().map(|p| p.2).collect::<Vec<_>>());
-        let cells: Vec<CalibrationCell> = pairs
+        let reference_values: Vec<f64> = spreads.iter().map(|s| s.1.mean).collect();
+        let fast_values: Vec<f64> = spreads.iter().map(|s| s.2.mean).collect();
+        let reference_ranks = ranks(&reference_values);
+        let fast_ranks = ranks(&fast_values);
+        let cells: Vec<CalibrationCell> = spreads
             .iter()
             .enumerate()
-            .map(|(i, (controller, reference_bps, fast_bps))| {
-                let ratio = (*reference_bps > 0.0).then(|| fast_bps / reference_bps);
+            .map(|(i, (controller, _, _))| {
+                let (reference_bps, fast_bps) = (reference_values[i], fast_values[i]);
+                let ratio = (reference_bps > 0.0).then(|| fast_bps / reference_bps);
                 CalibrationCell {
                     controller: controller.clone(),
-                    reference_bps: *reference_bps,
-                    fast_bps: *fast_bps,
+                    reference_bps,
+                    fast_bps,
                     ratio,
                     within: ratio.is_some_and(|r| (r - 1.0).abs() <= tolerance),
                     reference_rank: reference_ranks[i],
@@ -121,18 +120,12 @@ pub fn compare(
                 }
             })
             .collect();
-        let reference_values: Vec<f64> = pairs.iter().map(|p| p.1).collect();
-        let fast_values: Vec<f64> = pairs.iter().map(|p| p.2).collect();
-        let interval = |s: &Spread| {
-            let half = ci95_half_width(s);
-            (s.mean - half, s.mean + half)
-        };
         let mut resolved_pairs = 0;
         let mut reversed_pairs = Vec::new();
         for (i, (a, a_ref, a_fast)) in spreads.iter().enumerate() {
             for (b, b_ref, b_fast) in &spreads[i + 1..] {
-                let (a_low, a_high) = interval(a_ref);
-                let (b_low, b_high) = interval(b_ref);
+                let (a_low, a_high) = ci95(a_ref);
+                let (b_low, b_high) = ci95(b_ref);
                 if a_high < b_low || b_high < a_low {
                     resolved_pairs += 1;
                     if (a_ref.mean - b_ref.mean).signum() != (a_fast.mean - b_fast.mean).signum() {

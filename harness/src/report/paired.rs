@@ -61,8 +61,14 @@ impl PairedRatio {
     }
 }
 
+/// The 95% confidence interval `(low, high)` of `spread`'s mean (the mean alone for one value).
+pub fn ci95(spread: &Spread) -> (f64, f64) {
+    let half = ci95_half_width(spread);
+    (spread.mean - half, spread.mean + half)
+}
+
 /// Half the width of the 95% confidence interval of `spread`'s mean (0 for one value).
-pub fn ci95_half_width(spread: &Spread) -> f64 {
+fn ci95_half_width(spread: &Spread) -> f64 {
     if spread.n < 2 {
         return 0.0;
     }

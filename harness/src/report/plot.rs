@@ -81,7 +81,7 @@ pub fn write_all(
             Some(run) => run.route_down_s.clone(),
             None => first_seed.map_or_else(Vec::new, |seed| route_down(point, seed, t_max)),
         };
-        cwnd(&path, point, &traces, &down).map_err(|e| HarnessError::output(&path, e))?;
+        cwnd(&path, point, &traces, t_max, &down).map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
     }
     Ok(written)
@@ -125,12 +125,8 @@ fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRo
         })
         .collect();
     let interval = |row: &SummaryRow| {
-        let half = super::paired::ci95_half_width(&row.goodput_bps);
-        (
-            (row.goodput_bps.mean - half).max(0.0) / 1e6,
-            row.goodput_bps.mean / 1e6,
-            (row.goodput_bps.mean + half) / 1e6,
-        )
+        let (low, high) = super::paired::ci95(&row.goodput_bps);
+        (low.max(0.0) / 1e6, row.goodput_bps.mean / 1e6, high / 1e6)
     };
     let top = rows
         .iter()
@@ -253,7 +249,14 @@ fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
     Ok(())
 }
 
-fn cwnd(path: &Path, point: &str, runs: &[&RunResult], down: &[(f64, f64)]) -> PlotResult {
+/// The window of flow 0 of every run in `runs`, over `[0, t_max]` seconds, with `down` shaded.
+fn cwnd(
+    path: &Path,
+    point: &str,
+    runs: &[&RunResult],
+    t_max: f64,
+    down: &[(f64, f64)],
+) -> PlotResult {
     let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let traces: Vec<(&str, Vec<(f64, f64)>)> = runs
@@ -268,7 +271,6 @@ fn cwnd(path: &Path, point: &str, runs: &[&RunResult], down: &[(f64, f64)]) -> P
             Some((r.controller.as_str(), points))
         })
         .collect();
-    let t_max = runs.iter().map(|r| r.window_s).fold(1.0f64, f64::max);
     let y_max = traces
         .iter()
         .flat_map(|(_, p)| p.iter().map(|&(_, y)| y))
