@@ -6,6 +6,7 @@ use cc_core::{
     AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch,
     RenoGrowth, Window, scale, trace,
 };
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// What ABRA saved at a persistent-congestion event: section 4, "saving the values of
@@ -74,7 +75,7 @@ impl AbraDecision {
 /// backoff factor from the smoothed RTT.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Abra {
-    config: AbraConfig,
+    config: Arc<AbraConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
     /// Congestion-avoidance byte counter.
@@ -94,11 +95,12 @@ pub struct Abra {
 
 impl Abra {
     /// A controller at the start of a connection whose datagrams are `mtu` bytes.
-    pub fn new(config: AbraConfig, mtu: u16) -> Self {
+    pub fn new(config: impl Into<Arc<AbraConfig>>, mtu: u16) -> Self {
+        let config = config.into();
         // Section 3 step 1 (NewReno) starts from a few segments with ssthresh unbounded; QUIC
         // starts from its initial window (RFC 9002 section 7.2).
-        let window = Window::new(config.get_initial_window_packets(), mtu);
-        let srtt = SrttRange::new(config.get_initial_min_srtt(), config.get_initial_max_srtt());
+        let window = Window::new(config.initial_window_packets(), mtu);
+        let srtt = SrttRange::new(config.initial_min_srtt(), config.initial_max_srtt());
         Self {
             config,
             window,
@@ -148,7 +150,7 @@ impl Abra {
     /// all (one reduction per round trip).
     pub fn react(&mut self, signal: LossSignal, now: Instant) -> AbraDecision {
         let before = self.window.cwnd();
-        let factor = self.config.get_loss_reduction_factor();
+        let factor = self.config.loss_reduction_factor();
         let decision = if signal.is_persistent() {
             self.stats.persistent_congestion += 1;
             match &mut self.saved {
@@ -208,11 +210,9 @@ impl Abra {
         // the timeout with cwnd and ssthresh divided by 2 and 4; never below the minimum
         // window (Window clamps).
         self.window
-            .set_cwnd(scale(saved.cwnd, self.config.get_restore_cwnd_factor()));
-        self.window.set_ssthresh(scale(
-            saved.ssthresh,
-            self.config.get_restore_ssthresh_factor(),
-        ));
+            .set_cwnd(scale(saved.cwnd, self.config.restore_cwnd_factor()));
+        self.window
+            .set_ssthresh(scale(saved.ssthresh, self.config.restore_ssthresh_factor()));
         self.growth.reset();
         self.stats.restores += 1;
         tracing::debug!(
@@ -304,10 +304,5 @@ impl CongestionAlgorithm for Abra {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.window
-            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

@@ -14,9 +14,9 @@
 //! returns to the saved state, with the window and the threshold divided by 2 and 4.
 //!
 //! ```
-//! use std::sync::Arc;
 //! let mut transport = quinn::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(cc_abra::AbraConfig::default()));
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_abra::AbraConfig::default().install(&mut transport);
 //! ```
 //!
 //! # Mapping onto QUIC
@@ -111,7 +111,9 @@
 //! - **ECN** (absent from the paper) halves, as a fast retransmit.
 //!
 //! The packet and time thresholds the classifier uses ([`AbraConfig::signal`]) must equal the
-//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8).
+//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
+//! [`AbraConfig::install`] sets both. To read a running connection's controller, pass
+//! `quinn::Connection::congestion_state()` to [`AbraController::from_controller`].
 //!
 //! # Reading the state of a running connection
 //!
@@ -126,4 +128,9 @@ mod config;
 
 pub use abra::{Abra, AbraDecision, AbraStats, SavedState};
 pub use backoff::{BINARY_BACKOFF, SrttRange, backoff_factor};
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
 pub use config::AbraConfig;
+
+/// A running Abra controller as quinn holds it: the algorithm ([`Abra`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type AbraController = cc_core::QuinnAdapter<Abra>;

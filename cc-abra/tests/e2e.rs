@@ -33,7 +33,7 @@ fn transfer(link: LinkConfig) -> (TransferReport, String) {
     capture_events("cc=debug", || {
         virtual_runtime().unwrap().block_on(async {
             let mut client = quinn::TransportConfig::default();
-            client.congestion_controller_factory(Arc::new(AbraConfig::default()));
+            client.congestion_controller_factory(AbraConfig::default().into_factory());
             // Flow-control windows larger than the transfer: the server (the receiver) then
             // sends only ACKs, nothing ack-eliciting, so after a route break the first packet
             // across the repaired route is the client's probe. Otherwise the server's own probe

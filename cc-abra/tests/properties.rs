@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 fn abra_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = AbraConfig::default();
-        QuinnAdapter::new(Abra::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        QuinnAdapter::new(Abra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 

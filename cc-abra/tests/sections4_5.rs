@@ -222,7 +222,7 @@ fn quinn_driven_blackout_collapses_then_restores() {
     let cfg = AbraConfig::default();
     let mut d = Driver::new(QuinnAdapter::new(
         Abra::new(cfg.clone(), MTU),
-        cfg.get_signal().clone(),
+        cfg.signal().clone(),
     ));
     // Two round trips at a 350 ms path RTT: slow start, 10 -> 20 -> 40 packets. The first
     // frame's on_ack shows quinn's 333 ms initial RTT (ignored); quinn's first sample then sets

@@ -1,11 +1,10 @@
 //! The controllers under measurement: quinn's NewReno, Cubic and BBR, every port at its
 //! defaults, and a no-op floor.
 
-use cc_core::{CongestionAlgorithm, QuinnAdapter};
+use cc_core::{CongestionAlgorithm, PortConfig, PortFactory, QuinnAdapter};
+use cc_ports::{PortVisitor, QuinnBaseline};
 use quinn_proto::RttEstimator;
-use quinn_proto::congestion::{
-    BbrConfig, Controller, ControllerFactory, CubicConfig, NewRenoConfig,
-};
+use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::any::Any;
 use std::sync::Arc;
 use std::time::Instant;
@@ -64,7 +63,7 @@ pub struct LedgerFigures {
 }
 
 fn ledger_of<A: CongestionAlgorithm>(controller: Box<dyn Controller>) -> Option<LedgerFigures> {
-    let adapter = controller.into_any().downcast::<QuinnAdapter<A>>().ok()?;
+    let adapter = QuinnAdapter::<A>::from_controller(controller)?;
     let ledger = adapter.classifier().ledger();
     Some(LedgerFigures {
         heap_bytes: ledger.heap_bytes(),
@@ -73,45 +72,35 @@ fn ledger_of<A: CongestionAlgorithm>(controller: Box<dyn Controller>) -> Option<
     })
 }
 
-fn port<A: CongestionAlgorithm, F: ControllerFactory + Send + Sync + 'static>(
-    name: &'static str,
-    factory: F,
-) -> Contender {
-    Contender {
-        name,
-        origin: Origin::Port,
-        factory: Arc::new(factory),
-        inline_bytes: std::mem::size_of::<QuinnAdapter<A>>(),
-        ledger: Some(ledger_of::<A>),
-    }
-}
-
-fn quinn<T, F: ControllerFactory + Send + Sync + 'static>(
-    name: &'static str,
-    factory: F,
-) -> Contender {
-    Contender {
-        name,
-        origin: Origin::Quinn,
-        factory: Arc::new(factory),
-        inline_bytes: std::mem::size_of::<T>(),
-        ledger: None,
-    }
-}
-
-/// quinn's NewReno, Cubic and BBR, then the five ports, all at default settings.
+/// quinn's NewReno, Cubic and BBR, then the five ports ([`cc_ports::visit_ports`]), all at
+/// default settings.
 pub fn contenders() -> Vec<Contender> {
-    use quinn_proto::congestion::{Bbr, Cubic, NewReno};
-    vec![
-        quinn::<NewReno, _>("quinn-newreno", NewRenoConfig::default()),
-        quinn::<Cubic, _>("quinn-cubic", CubicConfig::default()),
-        quinn::<Bbr, _>("quinn-bbr", BbrConfig::default()),
-        port::<cc_karak::Karak, _>("karak", cc_karak::KarakConfig::default()),
-        port::<cc_petra::Petra, _>("petra", cc_petra::PetraConfig::default()),
-        port::<cc_ub::Ub, _>("ub", cc_ub::UbConfig::default()),
-        port::<cc_sackfew::SackFew, _>("sackfew", cc_sackfew::SackFewConfig::default()),
-        port::<cc_abra::Abra, _>("abra", cc_abra::AbraConfig::default()),
-    ]
+    struct Ports(Vec<Contender>);
+    impl PortVisitor for Ports {
+        fn visit<C: PortConfig>(&mut self) {
+            self.0.push(Contender {
+                name: C::NAME,
+                origin: Origin::Port,
+                factory: Arc::new(PortFactory::new(C::default())),
+                inline_bytes: std::mem::size_of::<QuinnAdapter<C::Algorithm>>(),
+                ledger: Some(ledger_of::<C::Algorithm>),
+            });
+        }
+    }
+    let quinn = QuinnBaseline::ALL.into_iter().map(|b| Contender {
+        name: match b {
+            QuinnBaseline::NewReno => "quinn-newreno",
+            QuinnBaseline::Cubic => "quinn-cubic",
+            QuinnBaseline::Bbr => "quinn-bbr",
+        },
+        origin: Origin::Quinn,
+        factory: b.factory(None),
+        inline_bytes: b.controller_size(),
+        ledger: None,
+    });
+    let mut all = Ports(quinn.collect());
+    cc_ports::visit_ports(&mut all);
+    all.0
 }
 
 /// The no-op controller, replayed through the same loop: the cost of the replay itself

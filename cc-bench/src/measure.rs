@@ -219,8 +219,8 @@ impl MemoryFigures {
 /// packets, 128 batches): twice `ledger_batches` transmit passes of
 /// `ceil(ledger_packets / ledger_batches)` packets each, 1 ms apart, none acknowledged.
 pub fn fill_ledger(controller: &mut dyn Controller, origin: Instant, config: &SignalConfig) {
-    let batches = config.get_ledger_batches();
-    let per = config.get_ledger_packets().div_ceil(batches) as u64;
+    let batches = config.ledger_batches();
+    let per = config.ledger_packets().div_ceil(batches) as u64;
     let mut pn = 0u64;
     for i in 0..2 * batches as u64 {
         pn += per;

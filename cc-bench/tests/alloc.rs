@@ -83,13 +83,13 @@ fn ledger_fill_reaches_both_bounds_and_heap_matches_the_allocator() {
         let ledger = read(c).expect("a port's controller is a QuinnAdapter");
         assert_eq!(
             ledger.packets_held,
-            config.get_ledger_packets(),
+            config.ledger_packets(),
             "{}",
             contender.name
         );
         assert_eq!(
             ledger.batches_held,
-            config.get_ledger_batches(),
+            config.ledger_batches(),
             "{}",
             contender.name
         );
@@ -104,7 +104,7 @@ fn ledger_fill_reaches_both_bounds_and_heap_matches_the_allocator() {
         // before it appends and never grows its buffers past the bounds.
         assert_eq!(
             ledger.heap_bytes,
-            config.get_ledger_packets() + 16 * config.get_ledger_batches(),
+            config.ledger_packets() + 16 * config.ledger_batches(),
             "{}",
             contender.name
         );

@@ -80,12 +80,12 @@ fn quinn_newreno_replay_matches_live_run() {
 
 #[test]
 fn karak_replay_matches_live_run() {
-    replay_reproduces_live_windows(cc_karak::KarakConfig::default());
+    replay_reproduces_live_windows(cc_core::PortFactory::new(cc_karak::KarakConfig::default()));
 }
 
 #[test]
 fn ub_replay_matches_live_run() {
-    replay_reproduces_live_windows(cc_ub::UbConfig::default());
+    replay_reproduces_live_windows(cc_core::PortFactory::new(cc_ub::UbConfig::default()));
 }
 
 #[test]
@@ -112,15 +112,17 @@ fn committed_recordings_load_and_stay_small() {
 
 #[test]
 fn petra_replay_matches_live_run() {
-    replay_reproduces_live_windows(cc_petra::PetraConfig::default());
+    replay_reproduces_live_windows(cc_core::PortFactory::new(cc_petra::PetraConfig::default()));
 }
 
 #[test]
 fn sackfew_replay_matches_live_run() {
-    replay_reproduces_live_windows(cc_sackfew::SackFewConfig::default());
+    replay_reproduces_live_windows(cc_core::PortFactory::new(
+        cc_sackfew::SackFewConfig::default(),
+    ));
 }
 
 #[test]
 fn abra_replay_matches_live_run() {
-    replay_reproduces_live_windows(cc_abra::AbraConfig::default());
+    replay_reproduces_live_windows(cc_core::PortFactory::new(cc_abra::AbraConfig::default()));
 }

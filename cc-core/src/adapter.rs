@@ -16,8 +16,8 @@ use std::time::Instant;
 /// Each quinn callback has a plain-typed twin here (`on_ack_sample` for `on_ack`) so tests can
 /// drive exactly the code quinn drives without building quinn's `RttEstimator`.
 ///
-/// To read a running controller's state, downcast what quinn hands back:
-/// `controller.into_any().downcast::<QuinnAdapter<Karak>>()`.
+/// To read a running controller's state, pass what quinn hands back
+/// (`quinn::Connection::congestion_state()`) to [`Self::from_controller`].
 #[derive(Debug, Clone)]
 pub struct QuinnAdapter<A> {
     algorithm: A,
@@ -31,6 +31,12 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
             algorithm,
             classifier: LossClassifier::new(signal),
         }
+    }
+
+    /// The port's state inside a controller quinn built, or `None` if `controller` runs
+    /// another algorithm (pass `quinn::Connection::congestion_state()`).
+    pub fn from_controller(controller: Box<dyn Controller>) -> Option<Box<Self>> {
+        controller.into_any().downcast::<Self>().ok()
     }
 
     /// The algorithm's state.

@@ -60,6 +60,9 @@ pub trait CongestionAlgorithm: Clone + Debug + Send + Sync + 'static {
         None
     }
 
-    /// Initial congestion window, bytes.
-    fn initial_window(&self) -> u64;
+    /// Initial congestion window, bytes: the window the algorithm started from, at the current
+    /// datagram size.
+    fn initial_window(&self) -> u64 {
+        self.window_state().initial()
+    }
 }

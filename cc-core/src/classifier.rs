@@ -117,7 +117,7 @@ impl LossClassifier {
     /// A classifier with the given thresholds (which must match quinn's `TransportConfig`).
     pub fn new(config: SignalConfig) -> Self {
         Self {
-            ledger: Ledger::new(config.get_ledger_packets(), config.get_ledger_batches()),
+            ledger: Ledger::new(config.ledger_packets(), config.ledger_batches()),
             config,
             largest_acked: None,
             frame_rtt: None,
@@ -197,7 +197,7 @@ impl LossClassifier {
                     Some(latest) => {
                         // smoothed' = 7/8 smoothed + 1/8 (latest - ack_delay), ack_delay in
                         // [0, max_ack_delay] and applied only when it keeps the sample >= min.
-                        let lo_sample = latest.saturating_sub(self.config.get_max_ack_delay());
+                        let lo_sample = latest.saturating_sub(self.config.max_ack_delay());
                         let s_lo = (smoothed * 7 + lo_sample) / 8;
                         let s_hi = (smoothed * 7 + latest) / 8;
                         ConservativeRtt {
@@ -216,7 +216,7 @@ impl LossClassifier {
         }
         self.frame_acked = false;
         self.ledger
-            .apply_packet_threshold(largest, self.config.get_packet_threshold());
+            .apply_packet_threshold(largest, self.config.packet_threshold());
     }
 
     /// quinn's `loss_delay` for a conservative RTT.
@@ -224,7 +224,7 @@ impl LossClassifier {
         if rtt == Duration::MAX {
             return Duration::MAX;
         }
-        rtt.mul_f32(self.config.get_time_threshold())
+        rtt.mul_f32(self.config.time_threshold())
             .max(TIMER_GRANULARITY)
     }
 
@@ -282,7 +282,7 @@ impl LossClassifier {
             self.ledger.apply_time_threshold(largest, time_eligible);
             return result;
         }
-        let threshold = u64::from(self.config.get_packet_threshold());
+        let threshold = u64::from(self.config.packet_threshold());
         if elapsed < ld_lo {
             // Too young for the time threshold: only the packet threshold declared it.
             return result;
@@ -323,7 +323,7 @@ impl LossClassifier {
             result.signal = LossSignal::FastRetransmit;
             result.determined = !guessed;
         } else if timing_certain || elapsed >= midpoint {
-            result.signal = LossSignal::from_distance(d, self.config.get_packet_threshold());
+            result.signal = LossSignal::from_distance(d, self.config.packet_threshold());
             result.determined = timing_certain && !guessed;
         } else {
             // Timing leaves open that only the packet threshold fired; read it as a fast

@@ -1,4 +1,5 @@
-//! Settings shared by every controller: the loss-signal thresholds and the ledger bound.
+//! Settings shared by every controller: the loss-signal thresholds and the ledger bound, and
+//! the error every configuration reports.
 
 use std::time::Duration;
 
@@ -13,42 +14,17 @@ pub struct ConfigError {
     /// The rejected value, printed.
     pub value: String,
     /// The allowed range, in words or interval notation.
-    pub allowed: &'static str,
+    pub allowed: String,
 }
 
 impl ConfigError {
     /// A new error for `field`, which was given `value` but allows only `allowed`.
-    pub fn new(field: &'static str, value: impl ToString, allowed: &'static str) -> Self {
+    pub fn new(field: &'static str, value: impl ToString, allowed: impl Into<String>) -> Self {
         Self {
             field,
             value: value.to_string(),
-            allowed,
+            allowed: allowed.into(),
         }
-    }
-}
-
-/// Checks that `value` lies in `(0, 1]`: the range of every multiplicative-decrease factor.
-pub fn check_unit_factor(field: &'static str, value: f64) -> Result<f64, ConfigError> {
-    if value > 0.0 && value <= 1.0 {
-        Ok(value)
-    } else {
-        Err(ConfigError::new(field, value, "(0, 1]"))
-    }
-}
-
-/// Checks an initial window in datagrams: 2 (RFC 9002's minimum window) to 1000.
-///
-/// The setter every controller config shares; the default everywhere is 10 (RFC 9002 section
-/// 7.2 allows `min(10 x mtu, max(14720, 2 x mtu))`; quinn's NewReno uses 14720 bytes).
-pub fn check_initial_window_packets(value: u64) -> Result<u64, ConfigError> {
-    if (2..=1000).contains(&value) {
-        Ok(value)
-    } else {
-        Err(ConfigError::new(
-            "initial_window_packets",
-            value,
-            "2 to 1000",
-        ))
     }
 }
 
@@ -57,13 +33,55 @@ pub fn check_initial_window_packets(value: u64) -> Result<u64, ConfigError> {
 /// `packet_threshold` and `time_threshold` **must equal the transport's**
 /// (`quinn::TransportConfig::packet_threshold` and `time_threshold`): the classifier replays
 /// quinn's loss detection, and with other values it misreads which rule declared a loss.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "SignalConfigFields")]
 pub struct SignalConfig {
     packet_threshold: u32,
     time_threshold: f32,
+    #[serde(with = "humantime_serde")]
     max_ack_delay: Duration,
     ledger_packets: usize,
     ledger_batches: usize,
+}
+
+/// [`SignalConfig`] as read from a file, before [`SignalConfig::validate`].
+#[derive(serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct SignalConfigFields {
+    packet_threshold: u32,
+    time_threshold: f32,
+    #[serde(with = "humantime_serde")]
+    max_ack_delay: Duration,
+    ledger_packets: usize,
+    ledger_batches: usize,
+}
+
+impl Default for SignalConfigFields {
+    fn default() -> Self {
+        let d = SignalConfig::default();
+        Self {
+            packet_threshold: d.packet_threshold,
+            time_threshold: d.time_threshold,
+            max_ack_delay: d.max_ack_delay,
+            ledger_packets: d.ledger_packets,
+            ledger_batches: d.ledger_batches,
+        }
+    }
+}
+
+impl TryFrom<SignalConfigFields> for SignalConfig {
+    type Error = ConfigError;
+    fn try_from(f: SignalConfigFields) -> Result<Self, ConfigError> {
+        let config = Self {
+            packet_threshold: f.packet_threshold,
+            time_threshold: f.time_threshold,
+            max_ack_delay: f.max_ack_delay,
+            ledger_packets: f.ledger_packets,
+            ledger_batches: f.ledger_batches,
+        };
+        config.validate()?;
+        Ok(config)
+    }
 }
 
 impl SignalConfig {
@@ -72,86 +90,107 @@ impl SignalConfig {
     /// Default time threshold: RFC 9002 kTimeThreshold, quinn's default.
     pub const DEFAULT_TIME_THRESHOLD: f32 = 9.0 / 8.0;
 
-    /// Packets a later acknowledgement must be ahead of a lost one for a fast retransmit.
-    ///
-    /// Must equal `TransportConfig::packet_threshold`. Allowed: 1 to 1000.
-    pub fn packet_threshold(&mut self, value: u32) -> Result<&mut Self, ConfigError> {
-        if !(1..=1000).contains(&value) {
-            return Err(ConfigError::new("packet_threshold", value, "1 to 1000"));
+    /// Checks every field's range; the setters and deserialization both call it.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        if !(1..=1000).contains(&self.packet_threshold) {
+            return Err(ConfigError::new(
+                "packet_threshold",
+                self.packet_threshold,
+                "1 to 1000",
+            ));
         }
-        self.packet_threshold = value;
-        Ok(self)
-    }
-
-    /// Multiple of `max(smoothed RTT, latest RTT)` after which an unacknowledged packet is lost.
-    ///
-    /// Must equal `TransportConfig::time_threshold`. Allowed: 1.0 to 10.0 (quinn requires >= 1).
-    pub fn time_threshold(&mut self, value: f32) -> Result<&mut Self, ConfigError> {
-        if !(1.0..=10.0).contains(&value) {
-            return Err(ConfigError::new("time_threshold", value, "[1.0, 10.0]"));
+        if !(1.0..=10.0).contains(&self.time_threshold) {
+            return Err(ConfigError::new(
+                "time_threshold",
+                self.time_threshold,
+                "[1.0, 10.0]",
+            ));
         }
-        self.time_threshold = value;
-        Ok(self)
-    }
-
-    /// The largest ACK delay the peer may report (its `max_ack_delay` transport parameter).
-    ///
-    /// Used only to bound the smoothed RTT quinn computes after an ACK. Default 25 ms (RFC 9000).
-    /// Allowed: 0 to 16 s (2^14 ms, the transport parameter's limit).
-    pub fn max_ack_delay(&mut self, value: Duration) -> Result<&mut Self, ConfigError> {
-        if value > Duration::from_millis(1 << 14) {
+        if self.max_ack_delay > Duration::from_millis(1 << 14) {
             return Err(ConfigError::new(
                 "max_ack_delay",
-                format!("{value:?}"),
+                format!("{:?}", self.max_ack_delay),
                 "0 to 16.384 s",
             ));
         }
-        self.max_ack_delay = value;
-        Ok(self)
-    }
-
-    /// Most packets whose fate the ledger tracks; older ones are forgotten (and a loss among
-    /// them is classified from timing alone). One byte each. Allowed: 64 to 1,048,576.
-    pub fn ledger_packets(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
-        if !(64..=1 << 20).contains(&value) {
-            return Err(ConfigError::new("ledger_packets", value, "64 to 1048576"));
+        if !(64..=1 << 20).contains(&self.ledger_packets) {
+            return Err(ConfigError::new(
+                "ledger_packets",
+                self.ledger_packets,
+                "64 to 1048576",
+            ));
         }
-        self.ledger_packets = value;
-        Ok(self)
-    }
-
-    /// Most send batches (transmit passes) the ledger remembers. 16 bytes each.
-    /// Allowed: 16 to 65,536.
-    pub fn ledger_batches(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
-        if !(16..=1 << 16).contains(&value) {
-            return Err(ConfigError::new("ledger_batches", value, "16 to 65536"));
+        if !(16..=1 << 16).contains(&self.ledger_batches) {
+            return Err(ConfigError::new(
+                "ledger_batches",
+                self.ledger_batches,
+                "16 to 65536",
+            ));
         }
-        self.ledger_batches = value;
+        Ok(())
+    }
+
+    /// Applies `change` to a copy, and keeps it if it validates.
+    fn try_set(&mut self, change: impl FnOnce(&mut Self)) -> Result<&mut Self, ConfigError> {
+        let mut next = self.clone();
+        change(&mut next);
+        next.validate()?;
+        *self = next;
         Ok(self)
     }
 
-    /// The packet threshold in use.
-    pub fn get_packet_threshold(&self) -> u32 {
+    /// Sets [`Self::packet_threshold`]. Allowed: 1 to 1000.
+    pub fn set_packet_threshold(&mut self, value: u32) -> Result<&mut Self, ConfigError> {
+        self.try_set(|c| c.packet_threshold = value)
+    }
+
+    /// Sets [`Self::time_threshold`]. Allowed: 1.0 to 10.0 (quinn requires >= 1).
+    pub fn set_time_threshold(&mut self, value: f32) -> Result<&mut Self, ConfigError> {
+        self.try_set(|c| c.time_threshold = value)
+    }
+
+    /// Sets [`Self::max_ack_delay`]. Allowed: 0 to 16 s (2^14 ms, the transport parameter's
+    /// limit).
+    pub fn set_max_ack_delay(&mut self, value: Duration) -> Result<&mut Self, ConfigError> {
+        self.try_set(|c| c.max_ack_delay = value)
+    }
+
+    /// Sets [`Self::ledger_packets`]. Allowed: 64 to 1,048,576.
+    pub fn set_ledger_packets(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
+        self.try_set(|c| c.ledger_packets = value)
+    }
+
+    /// Sets [`Self::ledger_batches`]. Allowed: 16 to 65,536.
+    pub fn set_ledger_batches(&mut self, value: usize) -> Result<&mut Self, ConfigError> {
+        self.try_set(|c| c.ledger_batches = value)
+    }
+
+    /// Packets a later acknowledgement must be ahead of a lost one for a fast retransmit.
+    /// Must equal `TransportConfig::packet_threshold` ([`crate::install`] sets both).
+    pub fn packet_threshold(&self) -> u32 {
         self.packet_threshold
     }
 
-    /// The time threshold in use.
-    pub fn get_time_threshold(&self) -> f32 {
+    /// Multiple of `max(smoothed RTT, latest RTT)` after which an unacknowledged packet is
+    /// lost. Must equal `TransportConfig::time_threshold` ([`crate::install`] sets both).
+    pub fn time_threshold(&self) -> f32 {
         self.time_threshold
     }
 
-    /// The peer's assumed maximum ACK delay.
-    pub fn get_max_ack_delay(&self) -> Duration {
+    /// The largest ACK delay the peer may report (its `max_ack_delay` transport parameter).
+    /// Used only to bound the smoothed RTT quinn computes after an ACK. Default 25 ms (RFC 9000).
+    pub fn max_ack_delay(&self) -> Duration {
         self.max_ack_delay
     }
 
-    /// The ledger's packet bound.
-    pub fn get_ledger_packets(&self) -> usize {
+    /// Most packets whose fate the ledger tracks; older ones are forgotten (and a loss among
+    /// them is classified from timing alone). One byte each.
+    pub fn ledger_packets(&self) -> usize {
         self.ledger_packets
     }
 
-    /// The ledger's batch bound.
-    pub fn get_ledger_batches(&self) -> usize {
+    /// Most send batches (transmit passes) the ledger remembers. 16 bytes each.
+    pub fn ledger_batches(&self) -> usize {
         self.ledger_batches
     }
 }
@@ -181,17 +220,20 @@ mod tests {
     #[test]
     fn rejects_out_of_range_values_by_name() {
         let mut c = SignalConfig::default();
-        let err = c.packet_threshold(0).unwrap_err();
+        let err = c.set_packet_threshold(0).unwrap_err();
         assert_eq!(err.field, "packet_threshold");
         assert!(err.to_string().contains("1 to 1000"), "{err}");
-        assert_eq!(c.time_threshold(0.5).unwrap_err().field, "time_threshold");
         assert_eq!(
-            c.time_threshold(f32::NAN).unwrap_err().field,
+            c.set_time_threshold(0.5).unwrap_err().field,
             "time_threshold"
         );
-        assert_eq!(c.ledger_packets(1).unwrap_err().field, "ledger_packets");
-        assert_eq!(c.ledger_batches(0).unwrap_err().field, "ledger_batches");
-        assert!(c.max_ack_delay(Duration::from_secs(60)).is_err());
+        assert_eq!(
+            c.set_time_threshold(f32::NAN).unwrap_err().field,
+            "time_threshold"
+        );
+        assert_eq!(c.set_ledger_packets(1).unwrap_err().field, "ledger_packets");
+        assert_eq!(c.set_ledger_batches(0).unwrap_err().field, "ledger_batches");
+        assert!(c.set_max_ack_delay(Duration::from_secs(60)).is_err());
         // Nothing was changed by the failed calls.
         assert_eq!(c, SignalConfig::default());
     }
@@ -199,18 +241,9 @@ mod tests {
     #[test]
     fn setters_chain() -> Result<(), ConfigError> {
         let mut c = SignalConfig::default();
-        c.packet_threshold(5)?.time_threshold(1.5)?;
-        assert_eq!(c.get_packet_threshold(), 5);
-        assert_eq!(c.get_time_threshold(), 1.5);
+        c.set_packet_threshold(5)?.set_time_threshold(1.5)?;
+        assert_eq!(c.packet_threshold(), 5);
+        assert_eq!(c.time_threshold(), 1.5);
         Ok(())
-    }
-
-    #[test]
-    fn unit_factor_range() {
-        assert!(check_unit_factor("f", 1.0).is_ok());
-        assert!(check_unit_factor("f", 0.125).is_ok());
-        for bad in [0.0, -0.1, 1.01, f64::NAN, f64::INFINITY] {
-            assert_eq!(check_unit_factor("f", bad).unwrap_err().field, "f");
-        }
     }
 }

@@ -17,6 +17,10 @@
 //!   each round's RTT) and [`VegasBacklog`] (Vegas' expected-minus-actual backlog in packets).
 //! - [`CongestionAlgorithm`], the interface each controller implements, and [`QuinnAdapter`],
 //!   which runs one as a `quinn_proto::congestion::Controller`.
+//! - [`port_config!`], which declares a port's configuration once (each knob's name, doc,
+//!   default and [`Range`]) and derives the struct, serde, getters, validating setters and
+//!   [`PortConfig`]; [`PortFactory`], quinn's one controller factory for every port; and
+//!   [`install`], which sets a port and the loss thresholds it reads on a `TransportConfig`.
 //! - [`Observed`]: wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
 //!   every callback, for recording and measurement without changing decisions.
 //! - The [`trace`] vocabulary, and (feature `testing`) a scenario driver and a property-test
@@ -30,8 +34,10 @@ mod algorithm;
 mod bandwidth;
 mod classifier;
 mod config;
+mod knob;
 pub mod ledger;
 mod observe;
+mod port;
 mod recovery;
 mod rtt_rounds;
 mod sample;
@@ -47,14 +53,19 @@ pub use adapter::QuinnAdapter;
 pub use algorithm::CongestionAlgorithm;
 pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
-pub use config::{ConfigError, SignalConfig, check_initial_window_packets, check_unit_factor};
+pub use config::{ConfigError, SignalConfig};
+pub use knob::{Knob, KnobKind, KnobType, KnobValue, Range};
 pub use observe::{Observed, Observer};
+pub use port::{PortConfig, PortFactory, install};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};
 pub use signal::LossSignal;
-pub use westwood::{WestwoodEstimator, check_filter_gain};
+pub use westwood::WestwoodEstimator;
 pub use window::{MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, scale};
+
+#[doc(hidden)]
+pub use paste;
 
 /// quinn's clock type (`std::time::Instant` on native targets).
 pub use std::time::Instant;

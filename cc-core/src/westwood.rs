@@ -1,7 +1,7 @@
 //! The Westwood bandwidth estimator: acknowledged bytes over the inter-ACK interval, low-pass
 //! filtered (PETRA section 4.1.1, eqs. 4.3-4.4; TCP Westwood, Mascolo et al. 2001).
 
-use crate::{Bandwidth, ConfigError};
+use crate::Bandwidth;
 use std::time::{Duration, Instant};
 
 /// Estimates the path's bandwidth from the rate at which acknowledgements return.
@@ -51,7 +51,7 @@ impl WestwoodEstimator {
 
     /// An estimator whose eq. 4.4 weight on the previous estimate is `gain`.
     ///
-    /// Configs validate the gain with [`check_filter_gain`]; here a value outside `[0, 1)` is
+    /// Configs validate the gain with [`crate::Range::FilterGain`]; here a value outside `[0, 1)` is
     /// clamped into it (NaN gives [`Self::DEFAULT_GAIN`]) so construction cannot fail or panic.
     pub fn new(gain: f64) -> Self {
         let gain = if gain.is_nan() {
@@ -141,16 +141,6 @@ impl Default for WestwoodEstimator {
 
 /// Largest gain [`WestwoodEstimator::new`] keeps (a gain of 1 would never move).
 const MAX_GAIN: f64 = 0.999_999;
-
-/// Checks that a filter gain lies in `[0, 1)`: 0 takes every sample as it is, and values
-/// towards 1 smooth more (1 itself would freeze the estimate at its first sample).
-pub fn check_filter_gain(field: &'static str, value: f64) -> Result<f64, ConfigError> {
-    if (0.0..1.0).contains(&value) {
-        Ok(value)
-    } else {
-        Err(ConfigError::new(field, value, "[0, 1)"))
-    }
-}
 
 #[cfg(test)]
 mod tests {
@@ -276,10 +266,13 @@ mod tests {
 
     #[test]
     fn gain_is_validated_by_configs_and_clamped_here() {
-        assert_eq!(check_filter_gain("g", 0.9), Ok(0.9));
-        assert_eq!(check_filter_gain("g", 0.0), Ok(0.0));
+        assert_eq!(crate::Range::FilterGain.check("g", 0.9), Ok(0.9));
+        assert_eq!(crate::Range::FilterGain.check("g", 0.0), Ok(0.0));
         for bad in [1.0, -0.1, f64::NAN, f64::INFINITY] {
-            assert_eq!(check_filter_gain("g", bad).unwrap_err().field, "g");
+            assert_eq!(
+                crate::Range::FilterGain.check("g", bad).unwrap_err().field,
+                "g"
+            );
         }
         assert_eq!(WestwoodEstimator::new(f64::NAN).gain(), 0.9);
         assert_eq!(WestwoodEstimator::new(-3.0).gain(), 0.0);

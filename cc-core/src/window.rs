@@ -22,6 +22,8 @@ pub struct Window {
     ssthresh: u64,
     /// Current maximum datagram size (the papers' segment), bytes.
     mtu: u64,
+    /// The initial window in datagrams, for [`Self::initial`].
+    initial_packets: u64,
 }
 
 impl Window {
@@ -31,6 +33,7 @@ impl Window {
             cwnd: 0,
             ssthresh: MAX_WINDOW,
             mtu: u64::from(mtu.max(1)),
+            initial_packets,
         };
         w.set_cwnd(initial_packets.saturating_mul(w.mtu));
         w
@@ -44,6 +47,11 @@ impl Window {
     /// Slow-start threshold, bytes.
     pub fn ssthresh(&self) -> u64 {
         self.ssthresh
+    }
+
+    /// The initial window at the current datagram size, bytes (quinn's `initial_window`).
+    pub fn initial(&self) -> u64 {
+        self.bytes_for_packets(self.initial_packets)
     }
 
     /// Datagram size, bytes.

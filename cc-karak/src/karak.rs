@@ -5,12 +5,13 @@ use cc_core::{
     AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth, Window,
     next_power_of_two, scale, trace,
 };
+use std::sync::Arc;
 
 /// TCP Karak: NewReno whose multiplicative decrease after a timeout is graded by the number of
 /// duplicate ACKs (here: later packets acknowledged) seen before it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Karak {
-    config: KarakConfig,
+    config: Arc<KarakConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
     /// Congestion-avoidance byte counter.
@@ -61,10 +62,11 @@ impl KarakDecision {
 
 impl Karak {
     /// A controller at the start of a connection whose datagrams are `mtu` bytes.
-    pub fn new(config: KarakConfig, mtu: u16) -> Self {
+    pub fn new(config: impl Into<Arc<KarakConfig>>, mtu: u16) -> Self {
+        let config = config.into();
         // Table 1 "Initially: cwnd = 1, ssthresh = infinite": QUIC starts from its initial
         // window instead (RFC 9002 section 7.2; see the crate's deviations).
-        let window = Window::new(config.get_initial_window_packets(), mtu);
+        let window = Window::new(config.initial_window_packets(), mtu);
         Self {
             config,
             window,
@@ -85,14 +87,14 @@ impl Karak {
             // Table 1 "Dup_ACK == 3: cwnd = cwnd / 2" (fast retransmit, then NewReno's
             // fast recovery: ssthresh = cwnd = half).
             KarakDecision::FastRetransmit | KarakDecision::Ecn => {
-                scale(before, c.get_fast_retransmit_factor())
+                scale(before, c.fast_retransmit_factor())
             }
             // Table 1 "Timeout: Dup_ACK == 2: cwnd = cwnd / 4", rounded up to a power of two
             // segments (section 3: "the value of cwnd is reduced to the first power of two
             // value higher than the one eighth or one quarter points").
-            KarakDecision::TimeoutAfterTwo => self.graded(before, c.get_two_dup_ack_factor()),
+            KarakDecision::TimeoutAfterTwo => self.graded(before, c.two_dup_ack_factor()),
             // Table 1 "Timeout: Dup_ACK == 1: cwnd = cwnd / 8", rounded likewise.
-            KarakDecision::TimeoutAfterOne => self.graded(before, c.get_one_dup_ack_factor()),
+            KarakDecision::TimeoutAfterOne => self.graded(before, c.one_dup_ack_factor()),
             // Table 1 "Timeout: else cwnd = 1": QUIC's minimum window is 2 datagrams.
             KarakDecision::TimeoutAfterNone => 0,
         };
@@ -118,7 +120,7 @@ impl Karak {
     /// `cwnd x factor`, rounded up to a power of two datagrams when configured.
     fn graded(&self, cwnd: u64, factor: f64) -> u64 {
         let target = scale(cwnd, factor);
-        if !self.config.get_round_to_power_of_two() {
+        if !self.config.round_to_power_of_two() {
             return target;
         }
         let mtu = self.window.mtu();
@@ -153,10 +155,5 @@ impl CongestionAlgorithm for Karak {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.window
-            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

@@ -11,9 +11,9 @@
 //! Three duplicate ACKs trigger the usual fast retransmit, halving the window.
 //!
 //! ```
-//! use std::sync::Arc;
 //! let mut transport = quinn::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(cc_karak::KarakConfig::default()));
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_karak::KarakConfig::default().install(&mut transport);
 //! ```
 //!
 //! # Mapping onto QUIC
@@ -50,11 +50,18 @@
 //! - **ECN** (absent from the paper) halves, as a fast retransmit.
 //!
 //! The packet and time thresholds the classifier uses ([`KarakConfig::signal`]) must equal the
-//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8).
+//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
+//! [`KarakConfig::install`] sets both. To read a running connection's controller, pass
+//! `quinn::Connection::congestion_state()` to [`KarakController::from_controller`].
 #![deny(missing_docs)]
 
 mod config;
 mod karak;
 
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
 pub use config::KarakConfig;
 pub use karak::{Karak, KarakDecision};
+
+/// A running Karak controller as quinn holds it: the algorithm ([`Karak`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type KarakController = cc_core::QuinnAdapter<Karak>;

@@ -21,7 +21,7 @@ use tracing_subscriber::layer::SubscriberExt;
 
 fn karak_transport() -> Arc<quinn::TransportConfig> {
     let mut t = quinn::TransportConfig::default();
-    t.congestion_controller_factory(Arc::new(KarakConfig::default()));
+    t.congestion_controller_factory(KarakConfig::default().into_factory());
     Arc::new(t)
 }
 

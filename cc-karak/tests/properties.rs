@@ -8,6 +8,6 @@ use cc_karak::{Karak, KarakConfig};
 fn karak_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = KarakConfig::default();
-        QuinnAdapter::new(Karak::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        QuinnAdapter::new(Karak::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

@@ -28,7 +28,7 @@ fn transport(karak: bool) -> Arc<quinn::TransportConfig> {
     // No MTU probes: a lost probe raises no congestion event, and probes trail every flight.
     t.mtu_discovery_config(None);
     if karak {
-        t.congestion_controller_factory(Arc::new(KarakConfig::default()));
+        t.congestion_controller_factory(KarakConfig::default().into_factory());
     }
     Arc::new(t)
 }

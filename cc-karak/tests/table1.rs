@@ -11,7 +11,7 @@ const SEG: u64 = MTU as u64;
 fn at_window(packets: u64) -> Karak {
     // Start at the initial window (or below it) and grow by slow start through the public path.
     let mut cfg = KarakConfig::default();
-    cfg.initial_window_packets(packets.min(10)).unwrap();
+    cfg.set_initial_window_packets(packets.min(10)).unwrap();
     let mut k = Karak::new(cfg, MTU);
     let target = packets * SEG;
     let t0 = Instant::now();
@@ -90,7 +90,7 @@ fn graded_cuts_round_up_to_a_power_of_two() {
 #[test]
 fn rounding_can_be_switched_off() {
     let mut cfg = KarakConfig::default();
-    cfg.round_to_power_of_two(false);
+    cfg.set_round_to_power_of_two(false).unwrap();
     let mut k = Karak::new(cfg, MTU);
     // Initial window 10 packets: /8 = 1.25 packets = 1500 bytes, below the 2-packet minimum.
     k.react(LossSignal::Timeout { dup_acks: 1 });
@@ -116,9 +116,9 @@ fn small_windows_never_go_below_the_minimum() {
 #[test]
 fn configured_factors_replace_the_papers() -> Result<(), cc_core::ConfigError> {
     let mut cfg = KarakConfig::default();
-    cfg.one_dup_ack_factor(0.25)?
-        .two_dup_ack_factor(0.5)?
-        .fast_retransmit_factor(0.7)?;
+    cfg.set_one_dup_ack_factor(0.25)?
+        .set_two_dup_ack_factor(0.5)?
+        .set_fast_retransmit_factor(0.7)?;
     let mut k = Karak::new(cfg.clone(), MTU);
     let t0 = Instant::now();
     let grow = |k: &mut Karak| {

@@ -11,7 +11,7 @@ use std::time::Duration;
 #[test]
 fn karak_moves_eight_megabytes_intact_over_a_lossy_path() {
     let mut transport = quinn::TransportConfig::default();
-    transport.congestion_controller_factory(Arc::new(KarakConfig::default()));
+    transport.congestion_controller_factory(KarakConfig::default().into_factory());
     let link = LinkConfig::symmetric(DirectionConfig {
         rate: Rate::from_mbps(20),
         delay: Duration::from_millis(20),

@@ -7,9 +7,9 @@
 //! (section 4.2.3) and timeouts (section 4.3.3) unless the RTT confirms congestion.
 //!
 //! ```
-//! use std::sync::Arc;
 //! let mut transport = quinn::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(cc_petra::PetraConfig::default()));
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_petra::PetraConfig::default().install(&mut transport);
 //! ```
 //!
 //! # The algorithm
@@ -109,10 +109,19 @@
 //!   rate, not at the bottleneck rate the paper's bursts measure; eq. 4.5 therefore tends to
 //!   end the initial slow start earlier than in the paper's ns-3 runs.
 //!   [`PetraConfig::estimate_initial_ssthresh`] turns section 4.1.1 off.
+//!
+//! [`PetraConfig::install`] sets the port and the transport's loss thresholds together (the
+//! classifier's must equal the transport's). To read a running connection's controller, pass
+//! `quinn::Connection::congestion_state()` to [`PetraController::from_controller`].
 #![deny(missing_docs)]
 
 mod config;
 mod petra;
 
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
 pub use config::PetraConfig;
+
+/// A running Petra controller as quinn holds it: the algorithm ([`Petra`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type PetraController = cc_core::QuinnAdapter<Petra>;
 pub use petra::{Petra, PetraDecision};

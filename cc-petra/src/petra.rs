@@ -5,13 +5,14 @@ use cc_core::{
     AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
     RecoveryEpoch, RttRounds, WestwoodEstimator, Window,
 };
+use std::sync::Arc;
 use std::time::Duration;
 
 /// TCP PETRA: TCP Westwood's bandwidth estimate used to set the initial ssthresh, accelerate
 /// slow start, and keep the window through losses the RTT does not attribute to congestion.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Petra {
-    config: PetraConfig,
+    config: Arc<PetraConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
     /// The Westwood estimator: EBW samples and their smoothed value SEBW (eqs. 4.3-4.4).
@@ -85,13 +86,14 @@ impl PetraDecision {
 
 impl Petra {
     /// A controller at the start of a connection whose datagrams are `mtu` bytes.
-    pub fn new(config: PetraConfig, mtu: u16) -> Self {
+    pub fn new(config: impl Into<Arc<PetraConfig>>, mtu: u16) -> Self {
+        let config = config.into();
         // Eq. 4.1 (IW <= 4380 bytes) is TCP's; QUIC starts from its own initial window (RFC 9002
         // section 7.2; see the crate's deviations). ssthresh starts unbounded until eq. 4.5 has
         // an estimate to give.
-        let window = Window::new(config.get_initial_window_packets(), mtu);
-        let ebw = WestwoodEstimator::new(config.get_ebw_gain());
-        let initial = config.get_estimate_initial_ssthresh();
+        let window = Window::new(config.initial_window_packets(), mtu);
+        let ebw = WestwoodEstimator::new(config.ebw_gain());
+        let initial = config.estimate_initial_ssthresh();
         Self {
             config,
             window,
@@ -176,7 +178,7 @@ impl Petra {
             }
             return PetraDecision::CongestionAvoidance;
         }
-        if self.config.get_faster_start()
+        if self.config.faster_start()
             && flight > 0
             && let Some(bdp) = self.estimated_bdp()
         {
@@ -367,10 +369,5 @@ impl CongestionAlgorithm for Petra {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.window
-            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

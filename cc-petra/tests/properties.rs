@@ -9,7 +9,7 @@ use cc_petra::{Petra, PetraConfig};
 fn petra_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = PetraConfig::default();
-        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 
@@ -17,7 +17,10 @@ fn petra_invariants_hold_on_random_callback_sequences() {
 fn petra_invariants_hold_without_smoothing_or_faster_start() {
     check_controller_invariants(proptest_cases() / 10, |mtu| {
         let mut cfg = PetraConfig::default();
-        cfg.ebw_gain(0.0).unwrap().faster_start(false);
-        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        cfg.set_ebw_gain(0.0)
+            .unwrap()
+            .set_faster_start(false)
+            .unwrap();
+        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

@@ -235,7 +235,7 @@ fn section_4_1_1_initial_ssthresh_is_sebw_times_min_rtt() {
     assert_eq!(petra.ssthresh(), ssthresh);
     // Off: ssthresh stays unbounded until the first loss, as in NewReno.
     let mut cfg = PetraConfig::default();
-    cfg.estimate_initial_ssthresh(false);
+    cfg.set_estimate_initial_ssthresh(false).unwrap();
     let p = primed(
         cfg,
         Seen {
@@ -284,7 +284,7 @@ fn section_4_1_2_1_faster_start_on_and_off() {
     ];
     for (faster, cwnd, flight, decision, after) in rows {
         let mut cfg = PetraConfig::default();
-        cfg.faster_start(faster);
+        cfg.set_faster_start(faster).unwrap();
         let mut p = primed(
             cfg,
             Seen {
@@ -356,8 +356,7 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_reacts() {
 #[test]
 fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_recovery_check() {
     let cfg = PetraConfig::default();
-    let adapter =
-        cc_core::QuinnAdapter::new(Petra::new(cfg.clone(), MTU), cfg.get_signal().clone());
+    let adapter = cc_core::QuinnAdapter::new(Petra::new(cfg.clone(), MTU), cfg.signal().clone());
     let mut d = cc_core::testing::Driver::new(adapter);
     // Three clean rounds of 100 ms build the estimate.
     for _ in 0..3 {

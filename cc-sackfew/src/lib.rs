@@ -23,9 +23,9 @@
 //! usual growth overshoots it into contention losses and route breaks (section 1).
 //!
 //! ```
-//! use std::sync::Arc;
 //! let mut transport = quinn::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(cc_sackfew::SackFewConfig::default()));
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_sackfew::SackFewConfig::default().install(&mut transport);
 //! ```
 //!
 //! # What alpha means in seconds
@@ -100,7 +100,9 @@
 //! - **ECN** (absent from the paper) is treated as a loss.
 //!
 //! The packet and time thresholds the classifier uses ([`SackFewConfig::signal`]) must equal the
-//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8).
+//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
+//! [`SackFewConfig::install`] sets both. To read a running connection's controller, pass
+//! `quinn::Connection::congestion_state()` to [`SackFewController::from_controller`].
 //!
 //! # Reading the state of a running connection
 //!
@@ -112,5 +114,10 @@
 mod config;
 mod sackfew;
 
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
 pub use config::SackFewConfig;
+
+/// A running SackFew controller as quinn holds it: the algorithm ([`SackFew`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type SackFewController = cc_core::QuinnAdapter<SackFew>;
 pub use sackfew::{FewGrowth, SackFew, SackFewDecision};

@@ -5,6 +5,7 @@ use cc_core::{
     AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, Window, scale,
     trace,
 };
+use std::sync::Arc;
 
 /// The fractional window increment of section 2.1, applied in bytes without losing the fraction
 /// of a byte each acknowledgement contributes.
@@ -62,7 +63,7 @@ impl FewGrowth {
 /// increment `cwnd += alpha / cwnd` per ACK in slow start and congestion avoidance alike.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SackFew {
-    config: SackFewConfig,
+    config: Arc<SackFewConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
     /// Fractional growth carried between acknowledgements, bytes.
@@ -103,10 +104,11 @@ impl SackFewDecision {
 
 impl SackFew {
     /// A controller at the start of a connection whose datagrams are `mtu` bytes.
-    pub fn new(config: SackFewConfig, mtu: u16) -> Self {
+    pub fn new(config: impl Into<Arc<SackFewConfig>>, mtu: u16) -> Self {
+        let config = config.into();
         // QUIC's initial window (RFC 9002 section 7.2) and an unbounded ssthresh; the paper
         // leaves TCP's initial values as SACK has them (see the crate's deviations).
-        let window = Window::new(config.get_initial_window_packets(), mtu);
+        let window = Window::new(config.initial_window_packets(), mtu);
         Self {
             config,
             window,
@@ -135,7 +137,7 @@ impl SackFew {
         // "ssthresh set as NewReno" (RFC 5681 eq. 4; quinn's NewReno): ssthresh = cwnd x 1/2,
         // the factor being `loss_reduction_factor`.
         self.window
-            .set_ssthresh(scale(before, self.config.get_loss_reduction_factor()));
+            .set_ssthresh(scale(before, self.config.loss_reduction_factor()));
         let cwnd = match decision {
             // Section 2.2 step 4 (SACK-FeW): cwnd_current = minimum(cwnd_current, ssthresh).
             SackFewDecision::ReduceToSsthresh => before.min(self.window.ssthresh()),
@@ -167,7 +169,7 @@ impl CongestionAlgorithm for SackFew {
         // Section 2.2 step 5 (SACK-FeW): cwnd_new = cwnd_current + alpha / cwnd_current, in
         // slow start and congestion avoidance alike (section 1).
         self.growth
-            .on_ack(&mut self.window, self.config.get_alpha(), ack.bytes);
+            .on_ack(&mut self.window, self.config.alpha(), ack.bytes);
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
@@ -184,11 +186,6 @@ impl CongestionAlgorithm for SackFew {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.window
-            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }
 

@@ -37,9 +37,9 @@ fn transfer(alpha: f64, per: f64) -> (TransferReport, String) {
     capture_events("cc=debug", || {
         virtual_runtime().unwrap().block_on(async {
             let mut few = SackFewConfig::default();
-            few.alpha(alpha).unwrap();
+            few.set_alpha(alpha).unwrap();
             let mut transport = quinn::TransportConfig::default();
-            transport.congestion_controller_factory(Arc::new(few));
+            few.install(&mut transport);
             QuinnPair::builder(link(per), SEED)
                 .client_transport(Arc::new(transport))
                 .build()

@@ -7,9 +7,9 @@ use cc_sackfew::{SackFew, SackFewConfig};
 
 fn check_with_alpha(alpha: f64) {
     let mut cfg = SackFewConfig::default();
-    cfg.alpha(alpha).expect("a valid alpha");
+    cfg.set_alpha(alpha).expect("a valid alpha");
     check_controller_invariants(proptest_cases(), |mtu| {
-        QuinnAdapter::new(SackFew::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        QuinnAdapter::new(SackFew::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 

@@ -15,9 +15,9 @@ const SEG: u64 = MTU as u64;
 /// A controller with `alpha` whose window is exactly `packets` datagrams (its initial window).
 fn at_window(alpha: f64, packets: u64) -> SackFew {
     let mut cfg = SackFewConfig::default();
-    cfg.alpha(alpha)
+    cfg.set_alpha(alpha)
         .unwrap()
-        .initial_window_packets(packets)
+        .set_initial_window_packets(packets)
         .unwrap();
     SackFew::new(cfg, MTU)
 }
@@ -188,18 +188,18 @@ fn loss_handling_from_a_window_of_64_packets() {
 fn step4_keeps_a_window_already_below_ssthresh() {
     // loss_reduction_factor 1: ssthresh = cwnd, so min(cwnd, ssthresh) leaves the window alone.
     let mut cfg = SackFewConfig::default();
-    cfg.initial_window_packets(30)
+    cfg.set_initial_window_packets(30)
         .unwrap()
-        .loss_reduction_factor(1.0)
+        .set_loss_reduction_factor(1.0)
         .unwrap();
     let mut c = SackFew::new(cfg, MTU);
     c.react(LossSignal::FastRetransmit);
     assert_eq!((c.window(), c.ssthresh()), (30 * SEG, 30 * SEG));
     // 0.7: ssthresh = 21 packets, cwnd = min(30, 21) = 21.
     let mut cfg = SackFewConfig::default();
-    cfg.initial_window_packets(30)
+    cfg.set_initial_window_packets(30)
         .unwrap()
-        .loss_reduction_factor(0.7)
+        .set_loss_reduction_factor(0.7)
         .unwrap();
     let mut c = SackFew::new(cfg, MTU);
     c.react(LossSignal::FastRetransmit);
@@ -288,7 +288,7 @@ fn invalid_alpha_is_rejected_with_its_name_and_range() {
         f64::NEG_INFINITY,
     ] {
         let mut cfg = SackFewConfig::default();
-        let err = cfg.alpha(bad).unwrap_err();
+        let err = cfg.set_alpha(bad).unwrap_err();
         assert_eq!(err.field, "alpha", "{bad}");
         let text = err.to_string();
         assert!(
@@ -303,10 +303,10 @@ fn invalid_alpha_is_rejected_with_its_name_and_range() {
     }
     for good in [0.0, 0.01, 0.5, 1.0] {
         let mut cfg = SackFewConfig::default();
-        assert_eq!(cfg.alpha(good).unwrap().get_alpha(), good);
+        assert_eq!(cfg.set_alpha(good).unwrap().alpha(), good);
     }
     assert_eq!(
-        SackFewConfig::default().get_alpha(),
+        SackFewConfig::default().alpha(),
         0.01,
         "the paper's default"
     );
@@ -319,7 +319,7 @@ fn quinn_driven_fast_retransmit_halves_then_grows_by_alpha() {
     let cfg = SackFewConfig::default();
     let mut d = Driver::new(QuinnAdapter::new(
         SackFew::new(cfg.clone(), MTU),
-        cfg.get_signal().clone(),
+        cfg.signal().clone(),
     ));
     let ev = d.lose_one(10, 3, 3).expect("a congestion event");
     assert_eq!(ev.truth, LossSignal::FastRetransmit);

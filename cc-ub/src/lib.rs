@@ -9,9 +9,9 @@
 //! Westwood, setting ssthresh from the bandwidth estimate and capping the window at it.
 //!
 //! ```
-//! use std::sync::Arc;
 //! let mut transport = quinn::TransportConfig::default();
-//! transport.congestion_controller_factory(Arc::new(cc_ub::UbConfig::default()));
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_ub::UbConfig::default().install(&mut transport);
 //! ```
 //!
 //! # The algorithm
@@ -87,11 +87,18 @@
 //!   path makes TCP-UB see a standing backlog until the route shortens again.
 //!
 //! The packet and time thresholds the classifier uses ([`UbConfig::signal`]) must equal the
-//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8).
+//! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
+//! [`UbConfig::install`] sets both. To read a running connection's controller, pass
+//! `quinn::Connection::congestion_state()` to [`UbController::from_controller`].
 #![deny(missing_docs)]
 
 mod config;
 mod ub;
 
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
 pub use config::UbConfig;
+
+/// A running Ub controller as quinn holds it: the algorithm ([`Ub`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type UbController = cc_core::QuinnAdapter<Ub>;
 pub use ub::{DiffBand, Ub, UbDecision, UbPhase};

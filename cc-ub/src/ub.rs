@@ -5,13 +5,14 @@ use cc_core::{
     AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
     RecoveryEpoch, RoundCounter, RttRounds, VegasBacklog, WestwoodEstimator, Window,
 };
+use std::sync::Arc;
 use std::time::Duration;
 
 /// TCP-UB: TCP Vegas' slow start and per-RTT backlog measurement, with a band of the backlog
 /// (alpha to gamma) in which TCP Westwood's bandwidth estimate sets ssthresh and caps the window.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ub {
-    config: UbConfig,
+    config: Arc<UbConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
     /// TCP Westwood's bandwidth estimate (BWE), one sample per ACK frame.
@@ -119,9 +120,10 @@ impl UbDecision {
 
 impl Ub {
     /// A controller at the start of a connection whose datagrams are `mtu` bytes.
-    pub fn new(config: UbConfig, mtu: u16) -> Self {
-        let window = Window::new(config.get_initial_window_packets(), mtu);
-        let bwe = WestwoodEstimator::new(config.get_bwe_gain());
+    pub fn new(config: impl Into<Arc<UbConfig>>, mtu: u16) -> Self {
+        let config = config.into();
+        let window = Window::new(config.initial_window_packets(), mtu);
+        let bwe = WestwoodEstimator::new(config.bwe_gain());
         Self {
             config,
             window,
@@ -194,7 +196,7 @@ impl Ub {
         self.last_diff = Some(backlog.diff_packets);
         let c = &self.config;
         let decision = match self.phase {
-            UbPhase::SlowStart if backlog.diff_packets > c.get_slow_start_gamma() => {
+            UbPhase::SlowStart if backlog.diff_packets > c.slow_start_gamma() => {
                 // Vegas slow start (Brakmo and Peterson 1995, section 3.3; Linux tcp_vegas.c):
                 // when Diff exceeds gamma, cwnd = min(cwnd, target + 1 segment),
                 // ssthresh = min(ssthresh, cwnd - 1 segment), and linear mode begins.
@@ -209,16 +211,11 @@ impl Ub {
             UbPhase::SlowStart => {
                 // Brakmo and Peterson, section 3.3: "Vegas allows exponential growth only every
                 // other RTT. In between, the congestion window stays fixed".
-                self.grow_this_round = !c.get_slow_start_every_other_rtt() || !self.grow_this_round;
+                self.grow_this_round = !c.slow_start_every_other_rtt() || !self.grow_this_round;
                 UbDecision::SlowStart
             }
             UbPhase::CongestionAvoidance => {
-                match DiffBand::of(
-                    backlog.diff_packets,
-                    c.get_alpha(),
-                    c.get_gamma(),
-                    c.get_beta(),
-                ) {
+                match DiffBand::of(backlog.diff_packets, c.alpha(), c.gamma(), c.beta()) {
                     // "If (Diff < α) then CWND+1".
                     DiffBand::BelowAlpha => {
                         if !app_limited {
@@ -351,10 +348,5 @@ impl CongestionAlgorithm for Ub {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.window
-            .bytes_for_packets(self.config.get_initial_window_packets())
     }
 }

@@ -25,9 +25,9 @@ impl Scenario {
     /// 10 ms, still in slow start.
     fn new(cwnd: u64, bwe_bytes: u64) -> Self {
         let mut cfg = UbConfig::default();
-        cfg.initial_window_packets(cwnd)
+        cfg.set_initial_window_packets(cwnd)
             .unwrap()
-            .bwe_gain(0.0)
+            .set_bwe_gain(0.0)
             .unwrap();
         let mut s = Self {
             ub: Ub::new(cfg, MTU),
@@ -163,7 +163,8 @@ fn band_boundaries() {
 fn configured_thresholds_move_the_bands() -> Result<(), cc_core::ConfigError> {
     // alpha 1, gamma 4, beta 8: Diff 3.33 (RTT 120 ms) is now in the Westwood band.
     let mut cfg = UbConfig::default();
-    cfg.thresholds(1.0, 4.0, 8.0)?.initial_window_packets(20)?;
+    cfg.set_thresholds(1.0, 4.0, 8.0)?
+        .set_initial_window_packets(20)?;
     let mut ub = Ub::new(cfg, MTU);
     let t = Instant::now() + Duration::from_secs(1);
     let sample = |ub: &mut Ub, now: Instant, rtt: u64| {
@@ -237,7 +238,7 @@ fn vegas_slow_start_grows_every_other_round_and_exits_on_backlog() {
 #[test]
 fn linux_style_slow_start_grows_every_round() {
     let mut cfg = UbConfig::default();
-    cfg.slow_start_every_other_rtt(false);
+    cfg.set_slow_start_every_other_rtt(false).unwrap();
     let mut ub = Ub::new(cfg, MTU);
     let t = Instant::now() + Duration::from_secs(1);
     for round in 1..=3u64 {
@@ -364,7 +365,7 @@ fn driven_by_quinns_callbacks_rounds_follow_packet_numbers() {
     // The cc-core driver plays quinn: each round sends the window in one pass, waits one RTT
     // and acknowledges everything in one frame.
     let cfg = UbConfig::default();
-    let adapter = cc_core::QuinnAdapter::new(Ub::new(cfg.clone(), MTU), cfg.get_signal().clone());
+    let adapter = cc_core::QuinnAdapter::new(Ub::new(cfg.clone(), MTU), cfg.signal().clone());
     let mut d = cc_core::testing::Driver::new(adapter);
     let mut windows = Vec::new();
     for rtt in [100, 100, 100, 100, 125] {

@@ -22,7 +22,9 @@ fn link(per: f64) -> LinkConfig {
 }
 
 fn transfer(per: f64, bytes: u64, seed: u64) -> (netsim::quinn_pair::TransferReport, ProbeLog) {
-    let factory = Arc::new(ProbeFactory::new(cc_ub::UbConfig::default()));
+    let factory = Arc::new(ProbeFactory::new(cc_core::PortFactory::new(
+        cc_ub::UbConfig::default(),
+    )));
     let report =
         transfer_with_controller(link(per), seed, factory.clone(), bytes).expect("transfer");
     let log = factory.log();

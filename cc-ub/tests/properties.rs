@@ -9,7 +9,7 @@ use cc_ub::{Ub, UbConfig};
 fn ub_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = UbConfig::default();
-        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.get_signal().clone())
+        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 
@@ -17,11 +17,12 @@ fn ub_invariants_hold_on_random_callback_sequences() {
 fn ub_invariants_hold_with_other_thresholds_and_linux_slow_start() {
     check_controller_invariants(proptest_cases() / 10, |mtu| {
         let mut cfg = UbConfig::default();
-        cfg.thresholds(0.0, 0.5, 1.0)
+        cfg.set_thresholds(0.0, 0.5, 1.0)
             .unwrap()
-            .bwe_gain(0.0)
+            .set_bwe_gain(0.0)
             .unwrap()
-            .slow_start_every_other_rtt(false);
-        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.get_signal().clone())
+            .set_slow_start_every_other_rtt(false)
+            .unwrap();
+        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

@@ -10,8 +10,8 @@ use toml::Value;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::{self, ReportMeta};
-use crate::run::RunOptions;
 use crate::scenario::{self, Override, Source};
+use crate::spec::RunOptions;
 use crate::sweep::{self, Shard};
 use crate::{controllers, presets, tomldoc};
 
@@ -985,7 +985,7 @@ fn controllers_command() -> Result<()> {
     let mut out = String::new();
     for info in controllers::registry() {
         out.push_str(&format!("{:<12} {}\n", info.name, info.description));
-        for knob in info.knobs {
+        for knob in &info.knobs {
             out.push_str(&format!(
                 "             {}.{}: {}\n",
                 info.name, knob.name, knob.help
@@ -1015,7 +1015,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Calibrate(args)) => calibrate_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),
-        Some(Command::Ns3Worker) => crate::ns3_worker::serve(),
+        Some(Command::Ns3Worker) => crate::ns3_worker::serve(crate::run::execute_here),
     }
 }
 

@@ -1,5 +1,9 @@
 //! The controller registry: every controller the harness can run, by name, with its knobs.
 //!
+//! The ports' entries derive from their configs' declarations (`cc_core::port_config!`): name,
+//! description, knobs with their defaults (read from `Default`) and ranges, and the builder;
+//! the list of ports is `cc_ports::visit_ports`.
+//!
 //! Knobs are set per controller with `--set NAME.KNOB=VALUE` on the command line or a
 //! `[controllers.NAME]` table in a scenario file. Every unknown name, unknown knob, wrongly typed
 //! value or value outside the knob's range is an error that names it and the allowed range.
@@ -15,11 +19,14 @@
 //! behaviour does depend on unseeded randomness is flagged in every report.
 
 use std::collections::BTreeMap;
-use std::sync::Arc;
+use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use cc_core::{CongestionAlgorithm, QuinnAdapter, SignalConfig, SignalStats};
-use quinn::congestion::{BbrConfig, Controller, ControllerFactory, CubicConfig, NewRenoConfig};
+use cc_core::{
+    KnobKind, KnobValue, PortConfig, PortFactory, QuinnAdapter, SignalConfig, SignalStats,
+};
+use cc_ports::{PortVisitor, QuinnBaseline};
+use quinn::congestion::{Controller, ControllerFactory, NewRenoConfig};
 use serde::{Deserialize, Serialize};
 use toml::Value;
 
@@ -51,32 +58,30 @@ impl ControllerSpec {
     }
 }
 
-/// The type of a knob's value.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum KnobKind {
-    /// A number (integers accepted).
-    Float,
-    /// A non-negative integer.
-    Integer,
-    /// `true` or `false`.
-    Bool,
-    /// A duration such as `"100ms"` or a number of seconds.
-    Duration,
-}
-
-/// One configurable knob of a controller.
-#[derive(Clone, Copy, Debug)]
+/// One configurable knob of a controller, as `harness controllers` lists it.
+#[derive(Clone, Debug)]
 pub struct Knob {
     /// Its name in `--set NAME.KNOB=VALUE`.
     pub name: &'static str,
     /// Its value type.
     pub kind: KnobKind,
-    /// What it does, its default and its allowed range.
-    pub help: &'static str,
+    /// What it does, its default and its allowed range (for a port: from its declaration).
+    pub help: String,
+}
+
+/// How a registry entry builds its quinn factory.
+#[derive(Clone, Copy)]
+enum Builder {
+    /// One of quinn's own controllers.
+    Quinn(QuinnBaseline),
+    /// A port: [`build_port`] for its config type.
+    Port(fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController, String>),
+    /// A quiche controller: no quinn factory.
+    Quiche,
 }
 
 /// A registry entry.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone)]
 pub struct ControllerInfo {
     /// Registry name.
     pub name: &'static str,
@@ -90,7 +95,18 @@ pub struct ControllerInfo {
     /// False when the controller draws from an unseeded RNG in a way that changes its runs.
     pub reproducible: bool,
     /// Its knobs.
-    pub knobs: &'static [Knob],
+    pub knobs: Vec<Knob>,
+    builder: Builder,
+}
+
+impl std::fmt::Debug for ControllerInfo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ControllerInfo")
+            .field("name", &self.name)
+            .field("stack", &self.stack)
+            .field("knobs", &self.knobs)
+            .finish_non_exhaustive()
+    }
 }
 
 /// A controller factory ready for `TransportConfig::congestion_controller_factory`, and how to
@@ -110,251 +126,132 @@ impl std::fmt::Debug for BuiltController {
     }
 }
 
-const IW: Knob = Knob {
-    name: "initial_window_packets",
-    kind: KnobKind::Integer,
-    help: "initial window in datagrams (default 10; 2 to 1000)",
-};
-const QUINN_IW: Knob = Knob {
-    name: "initial_window",
-    kind: KnobKind::Integer,
-    help: "initial window in bytes (default 14720; 2400 to 1073741824)",
-};
+/// quinn's initial window knob (quinn's configs have no getters: the default is quinn's
+/// documented 14720 bytes).
+fn quinn_window_knob() -> Knob {
+    Knob {
+        name: "initial_window",
+        kind: KnobKind::Integer,
+        help: "initial window in bytes (default 14720; 2400 to 1073741824)".to_owned(),
+    }
+}
 
-const REGISTRY: &[ControllerInfo] = &[
+fn quinn_entry(baseline: QuinnBaseline) -> ControllerInfo {
+    let mut knobs = vec![quinn_window_knob()];
+    if baseline == QuinnBaseline::NewReno {
+        knobs.push(Knob {
+            name: "loss_reduction_factor",
+            kind: KnobKind::Float,
+            help: "window multiplier on a loss (default 0.5; (0, 1])".to_owned(),
+        });
+    }
     ControllerInfo {
-        name: "newreno",
-        description: "quinn's NewReno (RFC 9002)",
+        name: baseline.name(),
+        description: baseline.summary(),
         stack: Stack::Quinn,
         port: false,
         reproducible: true,
-        knobs: &[
-            QUINN_IW,
-            Knob {
-                name: "loss_reduction_factor",
-                kind: KnobKind::Float,
-                help: "window multiplier on a loss (default 0.5; (0, 1])",
-            },
-        ],
-    },
+        knobs,
+        builder: Builder::Quinn(baseline),
+    }
+}
+
+/// A port's entry, derived from its config's declaration.
+fn port_entry<C: PortConfig>() -> ControllerInfo {
+    let defaults = C::default();
+    let knobs = C::KNOBS
+        .iter()
+        .map(|k| Knob {
+            name: k.name,
+            kind: k.kind,
+            help: format!(
+                "{} (default {}; {})",
+                k.summary(),
+                (k.get)(&defaults),
+                k.range.describe()
+            )
+            .replace("; any)", ")"),
+        })
+        .collect();
     ControllerInfo {
-        name: "cubic",
-        description: "quinn's CUBIC (RFC 9438), quinn's default",
-        stack: Stack::Quinn,
-        port: false,
-        reproducible: true,
-        knobs: &[QUINN_IW],
-    },
-    ControllerInfo {
-        name: "bbr",
-        description: "quinn's BBR (v1); its OS-seeded RNG only moves the reported pacing_rate",
-        stack: Stack::Quinn,
-        port: false,
-        reproducible: true,
-        knobs: &[QUINN_IW],
-    },
-    ControllerInfo {
-        name: "karak",
-        description: "TCP Karak: graded decrease by dup-ACKs before a timeout (cc-karak)",
+        name: C::NAME,
+        description: C::SUMMARY,
         stack: Stack::Quinn,
         port: true,
         reproducible: true,
-        knobs: &[
-            IW,
-            Knob {
-                name: "fast_retransmit_factor",
-                kind: KnobKind::Float,
-                help: "window multiplier on a fast retransmit (default 0.5; (0, 1])",
-            },
-            Knob {
-                name: "two_dup_ack_factor",
-                kind: KnobKind::Float,
-                help: "window multiplier on a timeout after 2 dup-ACKs (default 0.25; (0, 1])",
-            },
-            Knob {
-                name: "one_dup_ack_factor",
-                kind: KnobKind::Float,
-                help: "window multiplier on a timeout after 1 dup-ACK (default 0.125; (0, 1])",
-            },
-            Knob {
-                name: "round_to_power_of_two",
-                kind: KnobKind::Bool,
-                help: "round graded windows up to a power of two datagrams (default true)",
-            },
-        ],
-    },
-    ControllerInfo {
-        name: "petra",
-        description: "TCP PETRA: Westwood estimate in slow start, recovery and timeouts (cc-petra)",
-        stack: Stack::Quinn,
-        port: true,
-        reproducible: true,
-        knobs: &[
-            IW,
-            Knob {
-                name: "ebw_gain",
-                kind: KnobKind::Float,
-                help: "weight of the previous bandwidth estimate, eq. 4.4 (default 0.9; [0, 1))",
-            },
-            Knob {
-                name: "faster_start",
-                kind: KnobKind::Bool,
-                help: "section 4.1.2.1 faster start (default true)",
-            },
-            Knob {
-                name: "estimate_initial_ssthresh",
-                kind: KnobKind::Bool,
-                help: "section 4.1.1 ssthresh from the estimate (default true)",
-            },
-        ],
-    },
-    ControllerInfo {
-        name: "ub",
-        description: "TCP-UB: Vegas backlog bands plus Westwood ssthresh (cc-ub)",
-        stack: Stack::Quinn,
-        port: true,
-        reproducible: true,
-        knobs: &[
-            IW,
-            Knob {
-                name: "alpha",
-                kind: KnobKind::Float,
-                help: "lower backlog threshold, packets (default 2; alpha < gamma < beta, each in [0, 1000000])",
-            },
-            Knob {
-                name: "gamma",
-                kind: KnobKind::Float,
-                help: "middle backlog threshold, packets (default 3)",
-            },
-            Knob {
-                name: "beta",
-                kind: KnobKind::Float,
-                help: "upper backlog threshold, packets (default 4)",
-            },
-            Knob {
-                name: "slow_start_gamma",
-                kind: KnobKind::Float,
-                help: "Vegas slow-start exit backlog, packets (default 1; [0, 1000000])",
-            },
-            Knob {
-                name: "slow_start_every_other_rtt",
-                kind: KnobKind::Bool,
-                help: "grow only every other round in slow start (default true)",
-            },
-            Knob {
-                name: "bwe_gain",
-                kind: KnobKind::Float,
-                help: "weight of the previous bandwidth estimate (default 0.9; [0, 1))",
-            },
-        ],
-    },
-    ControllerInfo {
-        name: "sackfew",
-        description: "SACK-FeW: fractional window increment (cc-sackfew)",
-        stack: Stack::Quinn,
-        port: true,
-        reproducible: true,
-        knobs: &[
-            Knob {
-                name: "alpha",
-                kind: KnobKind::Float,
-                help: "fractional increment, packets per round trip (default 0.01; [0, 1])",
-            },
-            IW,
-            Knob {
-                name: "loss_reduction_factor",
-                kind: KnobKind::Float,
-                help: "ssthresh multiplier on a loss (default 0.5; (0, 1])",
-            },
-        ],
-    },
-    ControllerInfo {
-        name: "abra",
-        description: "ABRA NewReno: state save/restore around route failures (cc-abra)",
-        stack: Stack::Quinn,
-        port: true,
-        reproducible: true,
-        knobs: &[
-            IW,
-            Knob {
-                name: "loss_reduction_factor",
-                kind: KnobKind::Float,
-                help: "ssthresh multiplier on a loss (default 0.5; (0, 1])",
-            },
-            Knob {
-                name: "restore_cwnd_factor",
-                kind: KnobKind::Float,
-                help: "restored window / saved window (default 0.5; (0, 1])",
-            },
-            Knob {
-                name: "restore_ssthresh_factor",
-                kind: KnobKind::Float,
-                help: "restored ssthresh / saved ssthresh (default 0.25; (0, 1])",
-            },
-            Knob {
-                name: "initial_min_srtt",
-                kind: KnobKind::Duration,
-                help: "starting min_srtt (default 100ms; 0 <= min < max <= 60s)",
-            },
-            Knob {
-                name: "initial_max_srtt",
-                kind: KnobKind::Duration,
-                help: "starting max_srtt (default 600ms)",
-            },
-        ],
-    },
-];
+        knobs,
+        builder: Builder::Port(build_port::<C>),
+    }
+}
 
 /// quiche's controllers (quiche senders; registered only with the `quiche` feature). quiche has
 /// no congestion-control plugin API, so the ports cannot run in it and these have no knobs.
-const QUICHE_REGISTRY: &[ControllerInfo] = &[
-    ControllerInfo {
-        name: "quiche-reno",
-        description: "quiche's Reno (RFC 9002 NewReno, HyStart++); real time only",
+fn quiche_entries() -> Vec<ControllerInfo> {
+    [
+        (
+            "quiche-reno",
+            "quiche's Reno (RFC 9002 NewReno, HyStart++); real time only",
+        ),
+        (
+            "quiche-cubic",
+            "quiche's CUBIC (RFC 9438, HyStart++), quiche's default; real time only",
+        ),
+        (
+            "quiche-bbr2",
+            "quiche's BBRv2 (gcongestion, a port of Chromium's), paced; real time only",
+        ),
+    ]
+    .into_iter()
+    .map(|(name, description)| ControllerInfo {
+        name,
+        description,
         stack: Stack::Quiche,
         port: false,
         reproducible: false,
-        knobs: &[],
-    },
-    ControllerInfo {
-        name: "quiche-cubic",
-        description: "quiche's CUBIC (RFC 9438, HyStart++), quiche's default; real time only",
-        stack: Stack::Quiche,
-        port: false,
-        reproducible: false,
-        knobs: &[],
-    },
-    ControllerInfo {
-        name: "quiche-bbr2",
-        description: "quiche's BBRv2 (gcongestion, a port of Chromium's), paced; real time only",
-        stack: Stack::Quiche,
-        port: false,
-        reproducible: false,
-        knobs: &[],
-    },
-];
+        knobs: Vec::new(),
+        builder: Builder::Quiche,
+    })
+    .collect()
+}
+
+/// quinn's controllers, then the ports (from [`cc_ports::visit_ports`]), then (with the
+/// `quiche` feature) quiche's.
+static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
+    struct Ports(Vec<ControllerInfo>);
+    impl PortVisitor for Ports {
+        fn visit<C: PortConfig>(&mut self) {
+            self.0.push(port_entry::<C>());
+        }
+    }
+    let mut entries = Ports(QuinnBaseline::ALL.into_iter().map(quinn_entry).collect());
+    cc_ports::visit_ports(&mut entries);
+    let mut entries = entries.0;
+    if stack::QUICHE_AVAILABLE {
+        entries.extend(quiche_entries());
+    }
+    entries
+});
 
 /// Every available controller: quinn's, then the ports, then (with the `quiche` feature)
 /// quiche's.
-pub fn registry() -> Vec<&'static ControllerInfo> {
-    let quiche: &'static [ControllerInfo] = if stack::QUICHE_AVAILABLE {
-        QUICHE_REGISTRY
-    } else {
-        &[]
-    };
-    REGISTRY.iter().chain(quiche).collect()
+pub fn registry() -> &'static [ControllerInfo] {
+    &REGISTRY
 }
 
 /// The controllers a grid runs when it names none: quinn's and the ports (not quiche's, which
 /// need real time).
 pub fn names() -> Vec<&'static str> {
-    REGISTRY.iter().map(|c| c.name).collect()
+    registry()
+        .iter()
+        .filter(|c| c.stack == Stack::Quinn)
+        .map(|c| c.name)
+        .collect()
 }
 
 /// The entry named `name`, or an error listing the available names (and, for a quiche
 /// controller in a harness built without the `quiche` feature, how to build it).
 pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
-    if let Some(info) = registry().into_iter().find(|c| c.name == name) {
+    if let Some(info) = registry().iter().find(|c| c.name == name) {
         return Ok(info);
     }
     if stack::QUICHE_CONTROLLERS.contains(&name) {
@@ -381,59 +278,63 @@ pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
 /// ports. A quiche controller has no quinn factory: that is an error naming it.
 pub fn build(spec: &ControllerSpec, signal: &SignalConfig) -> Result<BuiltController, String> {
     let info = lookup(&spec.name)?;
-    if info.stack == Stack::Quiche {
-        return Err(format!(
+    let settings = Settings::new(info, &spec.settings)?;
+    match info.builder {
+        Builder::Quinn(baseline) => build_quinn(baseline, &settings),
+        Builder::Port(build) => build(&settings, signal),
+        Builder::Quiche => Err(format!(
             "controller `{}` runs in quiche, not in quinn: it has no quinn controller factory",
             info.name
-        ));
+        )),
     }
-    let mut values = Settings::new(info, &spec.settings)?;
-    let built = match info.name {
-        "newreno" => quinn_controller(newreno(&mut values)?),
-        "cubic" => {
-            let mut c = CubicConfig::default();
-            if let Some(w) = values.quinn_window()? {
-                c.initial_window(w);
-            }
-            quinn_controller(Arc::new(c))
-        }
-        "bbr" => {
-            let mut c = BbrConfig::default();
-            if let Some(w) = values.quinn_window()? {
-                c.initial_window(w);
-            }
-            quinn_controller(Arc::new(c))
-        }
-        "karak" => port::<cc_karak::Karak>(karak(&mut values, signal)?),
-        "petra" => port::<cc_petra::Petra>(petra(&mut values, signal)?),
-        "ub" => port::<cc_ub::Ub>(ub(&mut values, signal)?),
-        "sackfew" => port::<cc_sackfew::SackFew>(sackfew(&mut values, signal)?),
-        "abra" => port::<cc_abra::Abra>(abra(&mut values, signal)?),
-        other => return Err(format!("controller `{other}` has no builder")),
-    };
-    Ok(built)
 }
 
-fn quinn_controller(factory: Arc<dyn ControllerFactory + Send + Sync>) -> BuiltController {
-    BuiltController {
+fn build_quinn(baseline: QuinnBaseline, s: &Settings<'_>) -> Result<BuiltController, String> {
+    let window = s.quinn_window()?;
+    let factory: Arc<dyn ControllerFactory + Send + Sync> = match baseline {
+        QuinnBaseline::NewReno => {
+            let mut c = NewRenoConfig::default();
+            if let Some(w) = window {
+                c.initial_window(w);
+            }
+            if let Some(KnobValue::Float(f)) = s.value("loss_reduction_factor")? {
+                if !(f > 0.0 && f <= 1.0) {
+                    return Err(format!(
+                        "newreno.loss_reduction_factor = {f} is out of range: it must be in (0, 1]"
+                    ));
+                }
+                c.loss_reduction_factor(f as f32);
+            }
+            Arc::new(c)
+        }
+        other => other.factory(window),
+    };
+    Ok(BuiltController {
         factory,
         signal_stats: |_| None,
-    }
+    })
 }
 
-fn port<A: CongestionAlgorithm + 'static>(
-    factory: Arc<dyn ControllerFactory + Send + Sync>,
-) -> BuiltController {
-    BuiltController {
-        factory,
-        signal_stats: |controller| {
-            controller
-                .into_any()
-                .downcast::<QuinnAdapter<A>>()
-                .ok()
-                .map(|adapter| adapter.signal_stats())
-        },
+/// A port's factory: its config from the defaults and the settings, each knob through its
+/// declared setter, then the config's own validation.
+fn build_port<C: PortConfig>(
+    s: &Settings<'_>,
+    signal: &SignalConfig,
+) -> Result<BuiltController, String> {
+    let mut config = C::default();
+    for knob in C::KNOBS {
+        if let Some(value) = s.value(knob.name)? {
+            (knob.set)(&mut config, value).map_err(|e| s.range(e))?;
+        }
     }
+    config.validate().map_err(|e| s.range(e))?;
+    config.set_signal(signal.clone());
+    Ok(BuiltController {
+        factory: Arc::new(PortFactory::new(config)),
+        signal_stats: |controller| {
+            QuinnAdapter::<C::Algorithm>::from_controller(controller).map(|a| a.signal_stats())
+        },
+    })
 }
 
 /// Typed access to a spec's settings, with errors naming `controller.knob`.
@@ -466,204 +367,63 @@ impl<'a> Settings<'a> {
         Ok(Self { info, values })
     }
 
-    fn knob(&self, name: &str) -> Knob {
-        *self
-            .info
-            .knobs
-            .iter()
-            .find(|k| k.name == name)
-            .unwrap_or(&self.info.knobs[0])
-    }
-
-    fn type_error(&self, name: &str, value: &Value, expected: &str) -> String {
-        format!(
-            "{}.{name} = {value}: expected {expected} ({})",
-            self.info.name,
-            self.knob(name).help
-        )
-    }
-
-    fn float(&self, name: &str) -> Result<Option<f64>, String> {
-        match self.values.get(name) {
-            None => Ok(None),
-            Some(Value::Float(f)) => Ok(Some(*f)),
-            Some(Value::Integer(i)) => Ok(Some(*i as f64)),
-            Some(v) => Err(self.type_error(name, v, "a number")),
-        }
-    }
-
-    fn integer(&self, name: &str) -> Result<Option<u64>, String> {
-        match self.values.get(name) {
-            None => Ok(None),
-            Some(Value::Integer(i)) if *i >= 0 => Ok(Some(*i as u64)),
-            Some(v) => Err(self.type_error(name, v, "a non-negative integer")),
-        }
-    }
-
-    fn boolean(&self, name: &str) -> Result<Option<bool>, String> {
-        match self.values.get(name) {
-            None => Ok(None),
-            Some(Value::Boolean(b)) => Ok(Some(*b)),
-            Some(v) => Err(self.type_error(name, v, "true or false")),
-        }
-    }
-
-    fn duration(&self, name: &str) -> Result<Option<Duration>, String> {
-        match self.values.get(name) {
-            None => Ok(None),
-            Some(Value::String(s)) => netsim::units::parse_duration(s)
-                .map(Some)
-                .map_err(|e| format!("{}.{name}: {e}", self.info.name)),
-            Some(Value::Float(f)) if *f >= 0.0 && f.is_finite() => {
-                Ok(Some(Duration::from_secs_f64(*f)))
+    /// The value set for knob `name`, converted to the knob's kind; a value of another type
+    /// is an error naming `controller.knob`, the expected type and the knob's help.
+    fn value(&self, name: &str) -> Result<Option<KnobValue>, String> {
+        let (Some(value), Some(knob)) = (
+            self.values.get(name),
+            self.info.knobs.iter().find(|k| k.name == name),
+        ) else {
+            return Ok(None);
+        };
+        let converted = match (knob.kind, value) {
+            (KnobKind::Float, Value::Float(f)) => Some(KnobValue::Float(*f)),
+            (KnobKind::Float, Value::Integer(i)) => Some(KnobValue::Float(*i as f64)),
+            (KnobKind::Integer, Value::Integer(i)) if *i >= 0 => {
+                Some(KnobValue::Integer(*i as u64))
             }
-            Some(Value::Integer(i)) if *i >= 0 => Ok(Some(Duration::from_secs(*i as u64))),
-            Some(v) => Err(self.type_error(name, v, "a duration such as \"100ms\"")),
-        }
+            (KnobKind::Bool, Value::Boolean(b)) => Some(KnobValue::Bool(*b)),
+            (KnobKind::Duration, Value::String(s)) => Some(KnobValue::Duration(
+                netsim::units::parse_duration(s)
+                    .map_err(|e| format!("{}.{name}: {e}", self.info.name))?,
+            )),
+            (KnobKind::Duration, Value::Float(f)) if *f >= 0.0 && f.is_finite() => {
+                Some(KnobValue::Duration(Duration::from_secs_f64(*f)))
+            }
+            (KnobKind::Duration, Value::Integer(i)) if *i >= 0 => {
+                Some(KnobValue::Duration(Duration::from_secs(*i as u64)))
+            }
+            _ => None,
+        };
+        converted.map(Some).ok_or_else(|| {
+            format!(
+                "{}.{name} = {value}: expected {} ({})",
+                self.info.name,
+                knob.kind.expected(),
+                knob.help
+            )
+        })
     }
 
     /// quinn's `initial_window` in bytes, range-checked (quinn does not check it).
     fn quinn_window(&self) -> Result<Option<u64>, String> {
-        match self.integer("initial_window")? {
-            Some(w) if !(2400..=1 << 30).contains(&w) => Err(format!(
+        match self.value("initial_window")? {
+            Some(KnobValue::Integer(w)) if !(2400..=1 << 30).contains(&w) => Err(format!(
                 "{}.initial_window = {w} is out of range: it must be in [2400, 1073741824] bytes",
                 self.info.name
             )),
-            other => Ok(other),
+            Some(KnobValue::Integer(w)) => Ok(Some(w)),
+            _ => Ok(None),
         }
     }
 
     /// Wraps a cc-core range error with the controller's name.
     fn range(&self, error: cc_core::ConfigError) -> String {
         format!(
-            "{}.{} = {} is out of range: it must be in {}",
+            "{}.{} = {} is out of range (allowed: {})",
             self.info.name, error.field, error.value, error.allowed
         )
     }
-}
-
-type Factory = Arc<dyn ControllerFactory + Send + Sync>;
-
-fn newreno(s: &mut Settings<'_>) -> Result<Factory, String> {
-    let mut c = NewRenoConfig::default();
-    if let Some(w) = s.quinn_window()? {
-        c.initial_window(w);
-    }
-    if let Some(f) = s.float("loss_reduction_factor")? {
-        if !(f > 0.0 && f <= 1.0) {
-            return Err(format!(
-                "newreno.loss_reduction_factor = {f} is out of range: it must be in (0, 1]"
-            ));
-        }
-        c.loss_reduction_factor(f as f32);
-    }
-    Ok(Arc::new(c))
-}
-
-fn karak(s: &mut Settings<'_>, signal: &SignalConfig) -> Result<Factory, String> {
-    let mut c = cc_karak::KarakConfig::default();
-    if let Some(v) = s.integer("initial_window_packets")? {
-        c.initial_window_packets(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("fast_retransmit_factor")? {
-        c.fast_retransmit_factor(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("two_dup_ack_factor")? {
-        c.two_dup_ack_factor(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("one_dup_ack_factor")? {
-        c.one_dup_ack_factor(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.boolean("round_to_power_of_two")? {
-        c.round_to_power_of_two(v);
-    }
-    c.signal(signal.clone());
-    Ok(Arc::new(c))
-}
-
-fn petra(s: &mut Settings<'_>, signal: &SignalConfig) -> Result<Factory, String> {
-    let mut c = cc_petra::PetraConfig::default();
-    if let Some(v) = s.integer("initial_window_packets")? {
-        c.initial_window_packets(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("ebw_gain")? {
-        c.ebw_gain(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.boolean("faster_start")? {
-        c.faster_start(v);
-    }
-    if let Some(v) = s.boolean("estimate_initial_ssthresh")? {
-        c.estimate_initial_ssthresh(v);
-    }
-    c.signal(signal.clone());
-    Ok(Arc::new(c))
-}
-
-fn ub(s: &mut Settings<'_>, signal: &SignalConfig) -> Result<Factory, String> {
-    let mut c = cc_ub::UbConfig::default();
-    if let Some(v) = s.integer("initial_window_packets")? {
-        c.initial_window_packets(v).map_err(|e| s.range(e))?;
-    }
-    let (alpha, gamma, beta) = (s.float("alpha")?, s.float("gamma")?, s.float("beta")?);
-    if alpha.is_some() || gamma.is_some() || beta.is_some() {
-        let alpha = alpha.unwrap_or(c.get_alpha());
-        let gamma = gamma.unwrap_or(c.get_gamma());
-        let beta = beta.unwrap_or(c.get_beta());
-        c.thresholds(alpha, gamma, beta).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("slow_start_gamma")? {
-        c.slow_start_gamma(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.boolean("slow_start_every_other_rtt")? {
-        c.slow_start_every_other_rtt(v);
-    }
-    if let Some(v) = s.float("bwe_gain")? {
-        c.bwe_gain(v).map_err(|e| s.range(e))?;
-    }
-    c.signal(signal.clone());
-    Ok(Arc::new(c))
-}
-
-fn sackfew(s: &mut Settings<'_>, signal: &SignalConfig) -> Result<Factory, String> {
-    let mut c = cc_sackfew::SackFewConfig::default();
-    if let Some(v) = s.float("alpha")? {
-        c.alpha(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.integer("initial_window_packets")? {
-        c.initial_window_packets(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("loss_reduction_factor")? {
-        c.loss_reduction_factor(v).map_err(|e| s.range(e))?;
-    }
-    c.signal(signal.clone());
-    Ok(Arc::new(c))
-}
-
-fn abra(s: &mut Settings<'_>, signal: &SignalConfig) -> Result<Factory, String> {
-    let mut c = cc_abra::AbraConfig::default();
-    if let Some(v) = s.integer("initial_window_packets")? {
-        c.initial_window_packets(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("loss_reduction_factor")? {
-        c.loss_reduction_factor(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("restore_cwnd_factor")? {
-        c.restore_cwnd_factor(v).map_err(|e| s.range(e))?;
-    }
-    if let Some(v) = s.float("restore_ssthresh_factor")? {
-        c.restore_ssthresh_factor(v).map_err(|e| s.range(e))?;
-    }
-    let (min, max) = (
-        s.duration("initial_min_srtt")?,
-        s.duration("initial_max_srtt")?,
-    );
-    if min.is_some() || max.is_some() {
-        let min = min.unwrap_or(c.get_initial_min_srtt());
-        let max = max.unwrap_or(c.get_initial_max_srtt());
-        c.initial_srtt_range(min, max).map_err(|e| s.range(e))?;
-    }
-    c.signal(signal.clone());
-    Ok(Arc::new(c))
 }
 
 #[cfg(test)]

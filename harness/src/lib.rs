@@ -37,6 +37,7 @@ pub mod quiche_run;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod spec;
 pub mod stack;
 pub mod sweep;
 pub mod tomldoc;

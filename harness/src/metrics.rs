@@ -262,6 +262,57 @@ impl Spread {
     }
 }
 
+impl LinkSummary {
+    /// A direction's netsim accounting as a summary.
+    pub fn from_accounting(data: &netsim::DirectionAccounting) -> Self {
+        Self {
+            elapsed_s: data.elapsed_seconds,
+            up_fraction: if data.elapsed_seconds > 0.0 {
+                data.up_seconds / data.elapsed_seconds
+            } else {
+                0.0
+            },
+            capacity_bps: if data.elapsed_seconds > 0.0 {
+                data.capacity_bytes * 8.0 / data.elapsed_seconds
+            } else {
+                0.0
+            },
+            dropped_error: data.dropped.error.datagrams,
+            dropped_breakage: data.dropped.breakage.datagrams,
+            dropped_queue: data.dropped.queue.datagrams,
+            dropped_mtu: data.dropped.mtu.datagrams,
+            offered: data.offered.datagrams,
+        }
+    }
+}
+
+impl FlowMetrics {
+    /// A flow that never connected: nothing delivered, nothing measured.
+    pub fn unconnected(index: u32) -> Self {
+        Self {
+            flow: index,
+            connected_s: None,
+            finished_s: None,
+            bytes_delivered: 0,
+            goodput_bps: 0.0,
+            throughput_bps: 0.0,
+            datagrams_sent: 0,
+            udp_bytes_sent: 0,
+            packets_sent: 0,
+            packets_lost: 0,
+            bytes_lost: 0,
+            congestion_events: None,
+            packets_retransmitted: None,
+            signals: None,
+            rtt_p50_ms: None,
+            rtt_p95_ms: None,
+            rtt_samples: 0,
+            slow_start_s: None,
+            window_trace: Vec::new(),
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::probe::WindowPoint;
-use crate::run::{self, RunOptions, RunSpec};
+use crate::spec::{RunOptions, RunSpec};
 
 /// One run for a worker.
 #[derive(Debug, Serialize, Deserialize)]
@@ -93,8 +93,13 @@ pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<Ru
     Ok(result)
 }
 
-/// The worker: reads a [`Request`] from stdin, runs it here, writes a [`Response`] to stdout.
-pub fn serve() -> Result<()> {
+/// How the worker runs a spec in its own process (`run::execute_here`; passed in so that this
+/// module, which `run` calls to reach a worker, does not depend on `run` in turn).
+pub type LocalExecutor = fn(&RunSpec, &RunOptions) -> Result<RunResult>;
+
+/// The worker: reads a [`Request`] from stdin, runs it here with `execute`, writes a
+/// [`Response`] to stdout.
+pub fn serve(execute: LocalExecutor) -> Result<()> {
     let mut input = Vec::new();
     std::io::stdin().read_to_end(&mut input).map_err(|e| {
         HarnessError::bad_input(format!("ns3-worker: cannot read the request: {e}"))
@@ -113,7 +118,7 @@ pub fn serve() -> Result<()> {
         qlog_dir: request.qlog_dir,
         ns3_worker: None,
     };
-    let result = run::execute_here(&request.spec, &options).map_err(|e| e.to_string());
+    let result = execute(&request.spec, &options).map_err(|e| e.to_string());
     let traces = result
         .as_ref()
         .map(|r| r.flows.iter().map(|f| f.window_trace.clone()).collect())

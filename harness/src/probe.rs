@@ -28,7 +28,7 @@ pub struct WindowPoint {
 
 /// What a probe recorded for one connection.
 #[derive(Debug, Default)]
-pub struct Recording {
+pub struct ConnectionSamples {
     /// RTT samples in microseconds: one per ACK frame, `now - sent` of the largest newly
     /// acknowledged packet (quinn's latest RTT, before ack-delay adjustment).
     pub rtt_samples_us: Vec<u64>,
@@ -43,7 +43,7 @@ pub struct Recording {
     pending_sent: Option<Instant>,
 }
 
-impl Recording {
+impl ConnectionSamples {
     fn observe(&mut self, epoch: Instant, now: Instant, metrics: &ControllerMetrics) {
         if let (Some(last), Some(true)) = (self.last_observed, self.in_slow_start) {
             let spent = now.saturating_duration_since(last);
@@ -83,20 +83,20 @@ impl Recording {
 }
 
 /// Shared handle to a connection's recording.
-pub type RecordingHandle = Arc<Mutex<Recording>>;
+pub type SamplesHandle = Arc<Mutex<ConnectionSamples>>;
 
-fn lock(handle: &RecordingHandle) -> MutexGuard<'_, Recording> {
+fn lock(handle: &SamplesHandle) -> MutexGuard<'_, ConnectionSamples> {
     handle.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Wraps `inner`; every controller it builds is a [`Probe`].
-pub struct ProbeFactory {
+pub struct MetricsFactory {
     inner: Arc<dyn ControllerFactory + Send + Sync>,
     epoch: Instant,
     trace: bool,
 }
 
-impl ProbeFactory {
+impl MetricsFactory {
     /// A probing factory around `inner`; times are measured from `epoch`; `trace` records the
     /// window trajectory.
     pub fn new(
@@ -112,13 +112,13 @@ impl ProbeFactory {
     }
 }
 
-impl ControllerFactory for ProbeFactory {
+impl ControllerFactory for MetricsFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        let recording = Recording {
+        let recording = ConnectionSamples {
             trace: self.trace.then(Vec::new),
-            ..Recording::default()
+            ..ConnectionSamples::default()
         };
-        let mut observer = RecordingObserver {
+        let mut observer = SampleObserver {
             recording: Arc::new(Mutex::new(recording)),
             epoch: self.epoch,
         };
@@ -129,18 +129,18 @@ impl ControllerFactory for ProbeFactory {
 }
 
 /// The recording wrapper around one connection's controller.
-pub type Probe = Observed<RecordingObserver>;
+pub type Probe = Observed<SampleObserver>;
 
 /// Records RTT samples, slow-start time and the window trajectory of the controller it watches.
 #[derive(Clone)]
-pub struct RecordingObserver {
-    recording: RecordingHandle,
+pub struct SampleObserver {
+    recording: SamplesHandle,
     epoch: Instant,
 }
 
-impl RecordingObserver {
+impl SampleObserver {
     /// The recording (shared with every clone of this observer).
-    pub fn recording(&self) -> RecordingHandle {
+    pub fn recording(&self) -> SamplesHandle {
         self.recording.clone()
     }
 
@@ -150,7 +150,7 @@ impl RecordingObserver {
     }
 }
 
-impl Observer for RecordingObserver {
+impl Observer for SampleObserver {
     fn sent(&mut self, controller: &dyn Controller, now: Instant, _: u64, _: u64) {
         self.observe(controller, now);
     }

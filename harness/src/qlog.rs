@@ -17,7 +17,7 @@ use std::path::Path;
 
 use quinn::TransportConfig;
 
-use crate::run::RunSpec;
+use crate::spec::RunSpec;
 
 #[cfg(feature = "qlog")]
 mod enabled {

@@ -13,7 +13,7 @@
 //!   `congestion_events` for quinn senders only;
 //! - qlog: written for quinn senders only (quiche's own qlog is not wired in).
 
-use crate::run::{RunOptions, RunSpec};
+use crate::spec::{RunOptions, RunSpec};
 use crate::stack::Stack;
 
 #[cfg(feature = "quiche")]
@@ -25,9 +25,9 @@ mod imp {
     use quinn::TransportConfig;
 
     use crate::controllers;
-    use crate::metrics::{FlowMetrics, RunResult};
-    use crate::run::{RunOptions, RunSpec, link_summary, unconnected_flow};
+    use crate::metrics::{FlowMetrics, LinkSummary, RunResult};
     use crate::scenario::{Scenario, Transfer};
+    use crate::spec::{RunOptions, RunSpec};
     use crate::stack::Stack;
 
     /// quinn's idle timeout as the scenario sets it (`None`: off).
@@ -62,11 +62,7 @@ mod imp {
             let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
             return Ok(PeerConfig::Quiche(cc));
         }
-        let mut signal = cc_core::SignalConfig::default();
-        signal
-            .packet_threshold(scenario.transport.packet_threshold)
-            .and_then(|s| s.time_threshold(scenario.transport.time_threshold))
-            .map_err(|e| e.to_string())?;
+        let signal = scenario.transport.signal()?;
         let built = controllers::build(&spec.controller, &signal)?;
         let mut transport = TransportConfig::default();
         transport
@@ -154,7 +150,7 @@ mod imp {
     fn flow_of(scenario: &Scenario, report: &TransferReport) -> FlowMetrics {
         let stats = &report.sender_stats;
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let mut flow = unconnected_flow(0);
+        let mut flow = FlowMetrics::unconnected(0);
         flow.connected_s = report.connected_after.map(|d| d.as_secs_f64());
         flow.finished_s = match scenario.transfer {
             Transfer::Bytes { .. } => Some(report.elapsed.as_secs_f64()),
@@ -199,7 +195,7 @@ mod imp {
                 .then(|| report.bytes_delivered as f64 / data.capacity_bytes),
             jain: 1.0,
             signals: None,
-            link: link_summary(data),
+            link: LinkSummary::from_accounting(data),
             flows: vec![flow_of(scenario, report)],
             backend: crate::backend::BackendKind::Netsim,
             ns3: None,

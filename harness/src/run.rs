@@ -4,96 +4,19 @@
 //! A fresh runtime per run (rather than one reused by a worker thread) makes a run's result
 //! independent of which runs a worker did before it: a run's output depends only on its spec.
 
-use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use netsim::quinn_pair::QuinnPair;
-use quinn::TransportConfig;
-use serde::{Deserialize, Serialize};
-
-use crate::controllers::{self, ControllerSpec};
+use crate::controllers;
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, run_pairs};
 use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
 use crate::probe::Probe;
 use crate::scenario::{Scenario, Transfer};
-
-/// One run of a grid.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunSpec {
-    /// Position in grid order.
-    pub index: usize,
-    /// Grid name.
-    pub grid: String,
-    /// The scenario point.
-    pub scenario: Scenario,
-    /// The controller.
-    pub controller: ControllerSpec,
-    /// The seed.
-    pub seed: u64,
-}
-
-/// What identifies a run's physics: everything but labels.
-#[derive(Serialize)]
-struct Identity<'a> {
-    link: &'a netsim::LinkConfig,
-    transfer: &'a Transfer,
-    flows: u32,
-    #[serde(with = "crate::units::duration")]
-    flow_stagger: Duration,
-    transport: &'a crate::scenario::TransportSettings,
-    clock: netsim::Clock,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    receiver: Option<crate::stack::Stack>,
-    controller: &'a ControllerSpec,
-    seed: u64,
-    /// ns-3's scenario, on that backend (absent on netsim, so netsim run ids are unchanged).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ns3: Option<&'a netsim_ns3::Ns3Config>,
-}
-
-/// 64-bit FNV-1a.
-pub fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
-        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
-    })
-}
-
-impl RunSpec {
-    /// The stable run id: a hash of the scenario parameters (not its labels), the controller
-    /// spec and the seed, as 16 hex digits.
-    pub fn run_id(&self) -> String {
-        let s = &self.scenario;
-        let identity = Identity {
-            link: &s.link,
-            transfer: &s.transfer,
-            flows: s.flows,
-            flow_stagger: s.flow_stagger,
-            transport: &s.transport,
-            clock: s.clock,
-            receiver: s.receiver,
-            controller: &self.controller,
-            seed: self.seed,
-            ns3: s.backend.ns3(),
-        };
-        let json = serde_json::to_string(&identity).unwrap_or_default();
-        format!("{:016x}", fnv1a(json.as_bytes()))
-    }
-}
-
-/// Options that change what a run records, not what it does.
-#[derive(Clone, Debug, Default)]
-pub struct RunOptions {
-    /// Record each flow's window trajectory (for plots).
-    pub trace: bool,
-    /// Write quinn's qlog of each run's client side into this directory.
-    pub qlog_dir: Option<PathBuf>,
-    /// The harness binary, to run each ns-3 run in a process of its own (ns-3 allows one
-    /// simulation per process). `None`: in this process, one ns-3 run at a time.
-    pub ns3_worker: Option<PathBuf>,
-}
+pub use crate::spec::{RunOptions, RunSpec};
+use netsim::quinn_pair::QuinnPair;
+use quinn::TransportConfig;
 
 /// Runs `spec`. A failed run (quinn error, timeout, integrity failure) is
 /// [`HarnessError::RunFailed`] naming the run.
@@ -134,14 +57,10 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
 async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String> {
     let scenario = &spec.scenario;
     let info = controllers::lookup(&spec.controller.name)?;
-    let mut signal = cc_core::SignalConfig::default();
-    signal
-        .packet_threshold(scenario.transport.packet_threshold)
-        .and_then(|s| s.time_threshold(scenario.transport.time_threshold))
-        .map_err(|e| e.to_string())?;
+    let signal = scenario.transport.signal()?;
     let built = controllers::build(&spec.controller, &signal)?;
     let epoch = tokio::time::Instant::now().into_std();
-    let probe = Arc::new(crate::probe::ProbeFactory::new(
+    let probe = Arc::new(crate::probe::MetricsFactory::new(
         built.factory.clone(),
         epoch,
         options.trace,
@@ -272,7 +191,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     }
     for index in 0..total_flows {
         if !flows.iter().any(|flow| flow.index == index) {
-            flow_metrics.push(unconnected_flow(index));
+            flow_metrics.push(FlowMetrics::unconnected(index));
         }
     }
     flow_metrics.sort_by_key(|flow| flow.flow);
@@ -317,7 +236,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             .then(|| bytes_delivered as f64 / data.capacity_bytes),
         jain: jain(&goodputs),
         signals: if info.port { signals } else { None },
-        link: link_summary(data),
+        link: LinkSummary::from_accounting(data),
         flows: flow_metrics,
         backend: scenario.backend.kind(),
         ns3,
@@ -333,52 +252,6 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         "run finished"
     );
     Ok(result)
-}
-
-/// The data direction's accounting as a [`LinkSummary`].
-pub(crate) fn link_summary(data: &netsim::DirectionAccounting) -> LinkSummary {
-    LinkSummary {
-        elapsed_s: data.elapsed_seconds,
-        up_fraction: if data.elapsed_seconds > 0.0 {
-            data.up_seconds / data.elapsed_seconds
-        } else {
-            0.0
-        },
-        capacity_bps: if data.elapsed_seconds > 0.0 {
-            data.capacity_bytes * 8.0 / data.elapsed_seconds
-        } else {
-            0.0
-        },
-        dropped_error: data.dropped.error.datagrams,
-        dropped_breakage: data.dropped.breakage.datagrams,
-        dropped_queue: data.dropped.queue.datagrams,
-        dropped_mtu: data.dropped.mtu.datagrams,
-        offered: data.offered.datagrams,
-    }
-}
-
-pub(crate) fn unconnected_flow(index: u32) -> FlowMetrics {
-    FlowMetrics {
-        flow: index,
-        connected_s: None,
-        finished_s: None,
-        bytes_delivered: 0,
-        goodput_bps: 0.0,
-        throughput_bps: 0.0,
-        datagrams_sent: 0,
-        udp_bytes_sent: 0,
-        packets_sent: 0,
-        packets_lost: 0,
-        bytes_lost: 0,
-        congestion_events: None,
-        packets_retransmitted: None,
-        signals: None,
-        rtt_p50_ms: None,
-        rtt_p95_ms: None,
-        rtt_samples: 0,
-        slow_start_s: None,
-        window_trace: Vec::new(),
-    }
 }
 
 fn flow_metrics_of(
@@ -401,7 +274,7 @@ fn flow_metrics_of(
         Transfer::Bytes { .. } => finished_s.unwrap_or(end.as_secs_f64()) - start,
     };
     let delivered = counters.delivered.load(Ordering::Relaxed);
-    let mut metrics = unconnected_flow(flow.index);
+    let mut metrics = FlowMetrics::unconnected(flow.index);
     metrics.connected_s = connected_s;
     metrics.finished_s = finished_s;
     metrics.bytes_delivered = delivered;

@@ -190,6 +190,18 @@ pub struct TransportSettings {
     pub time_threshold: f32,
 }
 
+impl TransportSettings {
+    /// The ports' loss-signal settings: the same thresholds as quinn's loss detection.
+    pub fn signal(&self) -> Result<cc_core::SignalConfig, String> {
+        let mut signal = cc_core::SignalConfig::default();
+        signal
+            .set_packet_threshold(self.packet_threshold)
+            .and_then(|s| s.set_time_threshold(self.time_threshold))
+            .map_err(|e| e.to_string())?;
+        Ok(signal)
+    }
+}
+
 /// One fully resolved scenario: a point of a grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -685,12 +697,12 @@ impl Context<'_> {
         }
         let mut signal = cc_core::SignalConfig::default();
         let packet_threshold = file.transport.packet_threshold.unwrap_or(3);
-        signal.packet_threshold(packet_threshold).map_err(|e| {
+        signal.set_packet_threshold(packet_threshold).map_err(|e| {
             self.field_error("transport.packet_threshold", format!("transport.{e}"))
         })?;
         let time_threshold = file.transport.time_threshold.unwrap_or(9.0 / 8.0);
         signal
-            .time_threshold(time_threshold)
+            .set_time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
         let backend = match file.backend.unwrap_or_default() {
             BackendKind::Netsim => Backend::Netsim,

@@ -31,8 +31,9 @@ use serde::{Deserialize, Serialize};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::ReportMeta;
-use crate::run::{self, RunOptions, RunSpec, fnv1a};
+use crate::run;
 use crate::scenario::Grid;
+use crate::spec::{RunOptions, RunSpec, fnv1a};
 
 /// Version of the result-file format.
 pub const FORMAT: u32 = 1;

@@ -80,7 +80,7 @@ fn quinn_delivers_every_byte_across_a_breaking_manet() {
 fn a_port_delivers_every_byte_and_the_same_seed_repeats_byte_for_byte() {
     let with_karak = || {
         let mut transport = TransportConfig::default();
-        transport.congestion_controller_factory(Arc::new(cc_karak::KarakConfig::default()));
+        transport.congestion_controller_factory(cc_karak::KarakConfig::default().into_factory());
         serde_json::to_string(&transfer(transport)).unwrap()
     };
     let first = with_karak();

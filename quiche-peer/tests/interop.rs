@@ -103,27 +103,30 @@ fn port_to_quiche(label: &str, factory: Arc<dyn ControllerFactory + Send + Sync>
 
 #[test]
 fn karak_to_quiche_receiver() {
-    port_to_quiche("karak", Arc::new(cc_karak::KarakConfig::default()));
+    port_to_quiche("karak", cc_karak::KarakConfig::default().into_factory());
 }
 
 #[test]
 fn petra_to_quiche_receiver() {
-    port_to_quiche("petra", Arc::new(cc_petra::PetraConfig::default()));
+    port_to_quiche("petra", cc_petra::PetraConfig::default().into_factory());
 }
 
 #[test]
 fn ub_to_quiche_receiver() {
-    port_to_quiche("ub", Arc::new(cc_ub::UbConfig::default()));
+    port_to_quiche("ub", cc_ub::UbConfig::default().into_factory());
 }
 
 #[test]
 fn sackfew_to_quiche_receiver() {
-    port_to_quiche("sackfew", Arc::new(cc_sackfew::SackFewConfig::default()));
+    port_to_quiche(
+        "sackfew",
+        cc_sackfew::SackFewConfig::default().into_factory(),
+    );
 }
 
 #[test]
 fn abra_to_quiche_receiver() {
-    port_to_quiche("abra", Arc::new(cc_abra::AbraConfig::default()));
+    port_to_quiche("abra", cc_abra::AbraConfig::default().into_factory());
 }
 
 #[test]

@@ -17,7 +17,7 @@ pub fn ms(v: u64) -> Duration {
 /// A controller whose window is exactly `packets` datagrams (its initial window).
 pub fn at_window(packets: u64) -> Abra {
     let mut cfg = AbraConfig::default();
-    cfg.initial_window_packets(packets).unwrap();
+    cfg.set_initial_window_packets(packets).unwrap();
     Abra::new(cfg, MTU)
 }
 

@@ -162,8 +162,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         "### Controller state per connection (bytes)\n\n`size_of` the boxed controller, plus heap: held after a replay (counting allocator, \
          net of the box; the ledger's `heap_bytes()` beside it), and the ledger filled to both of cc-core's default bounds \
          ({} packets, {} batches).\n",
-        bounds.get_ledger_packets(),
-        bounds.get_ledger_batches()
+        bounds.ledger_packets(),
+        bounds.ledger_batches()
     );
     report::memory_table(&mut out, &memory);
     if !emulator.is_empty() {

@@ -98,8 +98,8 @@ impl<A: CongestionAlgorithm> Driver<A> {
             outstanding: BTreeMap::new(),
             largest_acked: None,
             rtt: RttReplica::new(Duration::from_millis(333)),
-            packet_threshold: u64::from(signal.get_packet_threshold()),
-            time_threshold: signal.get_time_threshold(),
+            packet_threshold: u64::from(signal.packet_threshold()),
+            time_threshold: signal.time_threshold(),
         }
     }
 

@@ -13,22 +13,16 @@ use clap::Parser;
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, QueueLimit, Rate};
 use quiche_peer::{Amount, PeerConfig, QuicheCc, TransferReport, TransferSpec};
 use quinn::TransportConfig;
-use quinn::congestion::{BbrConfig, ControllerFactory, CubicConfig, NewRenoConfig};
 
-/// Every controller the runner knows, in table order.
-const ALL: [&str; 11] = [
-    "quiche-reno",
-    "quiche-cubic",
-    "quiche-bbr2",
-    "quinn-newreno",
-    "quinn-cubic",
-    "quinn-bbr",
-    "karak",
-    "petra",
-    "ub",
-    "sackfew",
-    "abra",
-];
+/// Every controller the runner knows, in table order: quiche's, quinn's, the ports.
+fn all() -> Vec<String> {
+    let quiche = QuicheCc::ALL.iter().map(|cc| cc.name().to_owned());
+    let quinn = cc_ports::QuinnBaseline::ALL
+        .iter()
+        .map(|b| format!("quinn-{}", b.name()));
+    let ports = cc_ports::port_names().into_iter().map(str::to_owned);
+    quiche.chain(quinn).chain(ports).collect()
+}
 
 /// Compare quiche's controllers with quinn's and the ports over one netsim path, in real time.
 ///
@@ -99,22 +93,12 @@ fn sender(name: &str) -> Result<PeerConfig, String> {
             .map(PeerConfig::Quiche)
             .map_err(|e| e.to_string());
     }
-    let factory: Arc<dyn ControllerFactory + Send + Sync> = match name {
-        "quinn-newreno" => Arc::new(NewRenoConfig::default()),
-        "quinn-cubic" => Arc::new(CubicConfig::default()),
-        "quinn-bbr" => Arc::new(BbrConfig::default()),
-        "karak" => Arc::new(cc_karak::KarakConfig::default()),
-        "petra" => Arc::new(cc_petra::PetraConfig::default()),
-        "ub" => Arc::new(cc_ub::UbConfig::default()),
-        "sackfew" => Arc::new(cc_sackfew::SackFewConfig::default()),
-        "abra" => Arc::new(cc_abra::AbraConfig::default()),
-        _ => {
-            return Err(format!(
-                "unknown controller `{name}`: expected one of {}",
-                ALL.join(", ")
-            ));
-        }
-    };
+    let factory = cc_ports::factory(name).ok_or_else(|| {
+        format!(
+            "unknown controller `{name}`: expected one of {}",
+            all().join(", ")
+        )
+    })?;
     let mut transport = TransportConfig::default();
     transport.congestion_controller_factory(factory);
     Ok(PeerConfig::quinn(name, Arc::new(transport)))
@@ -179,7 +163,7 @@ fn run(args: &Args) -> Result<(), String> {
     let link = link(args)?;
     link.validate().map_err(|e| e.to_string())?;
     let names: Vec<String> = if args.controllers.is_empty() {
-        ALL.iter().map(|s| (*s).to_owned()).collect()
+        all()
     } else {
         args.controllers.clone()
     };
