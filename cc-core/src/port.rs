@@ -4,6 +4,8 @@
 
 use crate::{ConfigError, CongestionAlgorithm, Knob, QuinnAdapter, SignalConfig};
 use quinn_proto::TransportConfig;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
 use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::fmt::Debug;
 use std::sync::Arc;
@@ -14,7 +16,9 @@ use std::time::Instant;
 /// Implemented by [`crate::port_config!`], which declares each knob once (name, doc, type,
 /// default, range) and derives from that the struct, `Default`, serde, getters, setters and
 /// [`Self::KNOBS`].
-pub trait PortConfig: Clone + Debug + Default + PartialEq + Send + Sync + 'static {
+pub trait PortConfig:
+    Clone + Debug + Default + PartialEq + Send + Sync + Serialize + DeserializeOwned + 'static
+{
     /// The algorithm this configures.
     type Algorithm: CongestionAlgorithm;
 
