@@ -4,9 +4,9 @@
 
 use crate::{ConfigError, CongestionAlgorithm, Knob, QuinnAdapter, SignalConfig};
 use quinn_proto::TransportConfig;
+use quinn_proto::congestion::{Controller, ControllerFactory};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::fmt::Debug;
 use std::sync::Arc;
 use std::time::Instant;

@@ -29,7 +29,12 @@ fn defaults<C: PortConfig>() {
     for knob in C::KNOBS {
         let value = (knob.get)(&config);
         assert!(knob.range.contains(value), "{}.{}", C::NAME, knob.name);
-        assert!(!knob.text().is_empty(), "{}.{} has no doc", C::NAME, knob.name);
+        assert!(
+            !knob.text().is_empty(),
+            "{}.{} has no doc",
+            C::NAME,
+            knob.name
+        );
         let mut copy = config.clone();
         (knob.set)(&mut copy, value).unwrap();
         assert_eq!(copy, config);
@@ -52,7 +57,11 @@ fn unknown_field<C: PortConfig>() {
     let err = toml::from_str::<C>("bogus_knob = 1").unwrap_err();
     assert!(err.to_string().contains("bogus_knob"), "{}: {err}", C::NAME);
     let err = toml::from_str::<C>("[signal]\nbogus_threshold = 1").unwrap_err();
-    assert!(err.to_string().contains("bogus_threshold"), "{}: {err}", C::NAME);
+    assert!(
+        err.to_string().contains("bogus_threshold"),
+        "{}: {err}",
+        C::NAME
+    );
 }
 
 fn out_of_range<C: PortConfig>() {
@@ -110,7 +119,10 @@ fn every_port_declares_and_validates_its_configuration_the_same_way() {
 #[test]
 fn durations_read_and_write_as_text() {
     let abra: cc_abra::AbraConfig = toml::from_str("initial_min_srtt = \"50ms\"").unwrap();
-    assert_eq!(abra.initial_min_srtt(), std::time::Duration::from_millis(50));
+    assert_eq!(
+        abra.initial_min_srtt(),
+        std::time::Duration::from_millis(50)
+    );
     let text = toml::to_string(&abra).unwrap();
     assert!(text.contains("initial_min_srtt = \"50ms\""), "{text}");
     assert!(text.contains("max_ack_delay = \"25ms\""), "{text}");

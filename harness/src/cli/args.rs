@@ -1,0 +1,281 @@
+//! The commands and their arguments (clap).
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use clap::{Args, ValueEnum};
+use toml::Value;
+
+use super::overrides::{parse_bytes, parse_duration, parse_key_value, parse_knob, parse_rate};
+use crate::sweep::Shard;
+
+/// `harness run`.
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    #[command(flatten)]
+    pub(super) scenario: ScenarioArgs,
+    #[command(flatten)]
+    pub(super) output: OutputArgs,
+}
+
+/// `harness sweep`.
+#[derive(Debug, Args)]
+pub struct SweepArgs {
+    #[command(flatten)]
+    pub(super) scenario: ScenarioArgs,
+    /// Directory for the result files (created if missing). Re-running the same command
+    /// resumes: finished runs are skipped.
+    #[arg(long, value_name = "DIR")]
+    pub(super) out: PathBuf,
+    /// Run only slice I of N of the grid (0-based: 0/4 .. 3/4); run k belongs to shard k mod N.
+    #[arg(long, value_name = "I/N", default_value = "0/1")]
+    pub(super) shard: Shard,
+    #[command(flatten)]
+    pub(super) output: OutputArgs,
+}
+
+/// `harness merge`.
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Result files (.jsonl) or directories holding them.
+    #[arg(required = true, value_name = "INPUT")]
+    pub(super) inputs: Vec<PathBuf>,
+    /// Report what is there even if runs are missing or duplicated (warns instead of failing).
+    #[arg(long)]
+    pub(super) partial: bool,
+    /// Also write the merged results as one result file (header with shard 0/1).
+    #[arg(long, value_name = "FILE")]
+    pub(super) jsonl: Option<PathBuf>,
+    /// Write the report as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(super) json: Option<PathBuf>,
+    /// Write one CSV row per run and flow to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(super) csv: Option<PathBuf>,
+    /// Write SVG goodput plots into DIR: per point, and against the swept parameter for a grid
+    /// with one axis (result files keep no window traces, so no cwnd plots).
+    #[arg(long, value_name = "DIR")]
+    pub(super) plot: Option<PathBuf>,
+}
+
+/// `harness calibrate`.
+#[derive(Debug, Args)]
+pub struct CalibrateArgs {
+    /// The reference's result files (.jsonl) or directory, e.g. an ns-3 sweep's --out.
+    #[arg(long, value_name = "INPUT", required = true, num_args = 1..)]
+    pub(super) reference: Vec<PathBuf>,
+    /// The fast model's result files (.jsonl) or directory, e.g. the netsim sweep of the same
+    /// experiment. Points are matched by label, controllers by name.
+    #[arg(long, value_name = "INPUT", required = true, num_args = 1..)]
+    pub(super) fast: Vec<PathBuf>,
+    /// Goodput tolerance: a ratio fast/reference within 1 ± this is a match (default 0.2).
+    #[arg(long, value_name = "FRACTION", default_value_t = 0.2)]
+    pub(super) tolerance: f64,
+    /// Write the comparison as JSON to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(super) json: Option<PathBuf>,
+}
+
+/// `harness presets`.
+#[derive(Debug, Args)]
+pub struct PresetsArgs {
+    /// Print this preset's scenario file.
+    #[arg(long, value_name = "NAME")]
+    pub(super) show: Option<String>,
+}
+
+/// Which path model `--path` selects.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum PathModel {
+    /// One hop, never breaks.
+    AlwaysUp,
+    /// Exponential up/down periods plus a repair delay (--mean-up, --mean-down, --repair-delay).
+    OnOff,
+    /// Random-waypoint mobility, multi-hop routing (--speed, --pause, --nodes, --area, --radio-range).
+    Mobility,
+}
+
+/// The receiver's QUIC stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ReceiverArg {
+    /// quinn 0.11.
+    Quinn,
+    /// cloudflare's quiche 0.30 (needs the `quiche` feature and --clock real).
+    Quiche,
+}
+
+/// The simulator behind a run.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum BackendArg {
+    /// netsim's seeded link and path models: fast.
+    Netsim,
+    /// ns-3's 802.11 ad hoc MANET (cargo feature `ns3`).
+    Ns3,
+}
+
+/// Virtual or real time.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ClockArg {
+    /// tokio's paused clock: fast and reproducible.
+    Virtual,
+    /// The wall clock (a 60 s run takes 60 s).
+    Real,
+}
+
+/// What to run. Without --scenario or --preset the demo is the base; every other option
+/// overrides the base (for every grid point; a preset's axis still sets its own key).
+#[derive(Debug, Args)]
+pub struct ScenarioArgs {
+    /// Scenario file (TOML; see harness/README.md for the schema).
+    #[arg(long, value_name = "FILE", conflicts_with = "preset")]
+    pub(super) scenario: Option<PathBuf>,
+    /// Built-in preset (see `harness presets`).
+    #[arg(long, value_name = "NAME")]
+    pub(super) preset: Option<String>,
+    /// Controllers to run, comma-separated (default: all of quinn's and the ports; see
+    /// `harness controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(super) controllers: Option<Vec<String>>,
+    /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).
+    #[arg(long = "set", value_name = "NAME.KNOB=VALUE", value_parser = parse_knob)]
+    pub(super) set: Vec<(String, String, Value)>,
+    /// Number of seeds: runs seeds 1..=N (default 3).
+    #[arg(long, value_name = "N", conflicts_with = "seed")]
+    pub(super) seeds: Option<u32>,
+    /// Explicit seeds, comma-separated, e.g. --seed 7,8,9.
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub(super) seed: Option<Vec<u64>>,
+    /// Each flow sends for this long (link time), e.g. 60s, 1.5min (default 60s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "bytes")]
+    pub(super) duration: Option<Duration>,
+    /// Each flow sends this many bytes instead (k, M, G suffixes: 10M = 10,000,000).
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    pub(super) bytes: Option<u64>,
+    /// With --bytes: fail a run that has not finished after this much link time (default 1h).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "bytes")]
+    pub(super) timeout: Option<Duration>,
+    /// Concurrent flows (connections) sharing the path, 1 to 64 (default 1).
+    #[arg(long, value_name = "N")]
+    pub(super) flows: Option<u32>,
+    /// Flow i starts i x this after flow 0 (default 0s).
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) flow_stagger: Option<Duration>,
+    /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs
+    /// take their duration in wall time and are not bit-reproducible.
+    #[arg(long, value_enum)]
+    pub(super) clock: Option<ClockArg>,
+    /// The receiver's QUIC stack (default: the sender's: quinn for quinn's controllers and the
+    /// ports, quiche for quiche-*). quiche needs the `quiche` feature, --clock real and one flow.
+    #[arg(long, value_enum)]
+    pub(super) receiver: Option<ReceiverArg>,
+    /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).
+    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    pub(super) rate: Option<String>,
+    /// One-way propagation delay per hop, both directions, e.g. 45ms.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) delay: Option<Duration>,
+    /// Maximum extra delay per datagram (uniform), e.g. 5ms.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) jitter: Option<Duration>,
+    /// Drop-tail queue limit in datagrams.
+    #[arg(long, value_name = "N", conflicts_with = "queue_bytes")]
+    pub(super) queue_packets: Option<u64>,
+    /// Drop-tail queue limit in wire bytes.
+    #[arg(long, value_name = "BYTES")]
+    pub(super) queue_bytes: Option<u64>,
+    /// Largest datagram payload the link carries, bytes (default 1472).
+    #[arg(long, value_name = "BYTES")]
+    pub(super) mtu: Option<u32>,
+    /// Packet error rate per hop, in [0, 1]; with --ber/--gilbert-elliott replaces the
+    /// scenario's error layers in both directions.
+    #[arg(long, value_name = "P")]
+    pub(super) per: Option<f64>,
+    /// Bit error rate per hop, in [0, 1).
+    #[arg(long, value_name = "BER")]
+    pub(super) ber: Option<f64>,
+    /// Gilbert-Elliott burst loss: P,R,LOSS_GOOD,LOSS_BAD (transition and loss probabilities).
+    #[arg(long, value_name = "P,R,LG,LB", value_delimiter = ',', num_args = 4)]
+    pub(super) gilbert_elliott: Option<Vec<f64>>,
+    /// Reordering: PROBABILITY,EXTRA_DELAY (e.g. 0.01,20ms).
+    #[arg(long, value_name = "P,DELAY")]
+    pub(super) reorder: Option<String>,
+    /// Probability of delivering a datagram twice, in [0, 1].
+    #[arg(long, value_name = "P")]
+    pub(super) duplicate: Option<f64>,
+    /// Path model (replaces the scenario's path model with its defaults).
+    #[arg(long, value_enum)]
+    pub(super) path: Option<PathModel>,
+    /// Mobility: node speed in m/s, one value or MIN-MAX (e.g. 20 or 5-30).
+    #[arg(long, value_name = "M/S")]
+    pub(super) speed: Option<String>,
+    /// Mobility: pause at each waypoint, e.g. 30s.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) pause: Option<Duration>,
+    /// Mobility: number of nodes (2 to 10000).
+    #[arg(long, value_name = "N")]
+    pub(super) nodes: Option<u32>,
+    /// Mobility: terrain WIDTHxHEIGHT in metres, e.g. 1200x1200.
+    #[arg(long, value_name = "WxH")]
+    pub(super) area: Option<String>,
+    /// Mobility: radio range in metres.
+    #[arg(long, value_name = "METRES")]
+    pub(super) radio_range: Option<f64>,
+    /// On/off: mean up period.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) mean_up: Option<Duration>,
+    /// On/off: mean outage before repair.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) mean_down: Option<Duration>,
+    /// On/off: route-repair delay added to every outage.
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    pub(super) repair_delay: Option<Duration>,
+    /// Replay an up/down trace file (`<time> <up|down> [hops]` per line) as the path model.
+    #[arg(long, value_name = "FILE")]
+    pub(super) trace_file: Option<PathBuf>,
+    /// Set any netsim link field: KEY=VALUE under [link], e.g. a_to_b.delay=10ms or
+    /// path.route_discovery_delay=200ms (VALUE is TOML; bare words are strings). Repeatable.
+    #[arg(long = "link", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub(super) link: Vec<(String, Value)>,
+    /// What carries the datagrams: netsim's link and path models (default) or ns-3's 802.11
+    /// ad hoc MANET (cargo feature `ns3`; a mobility path's terrain and movement carry over).
+    #[arg(long, value_enum)]
+    pub(super) backend: Option<BackendArg>,
+    /// Set an ns-3 scenario field: KEY=VALUE under [ns3], e.g. routing=olsr,
+    /// wifi.data_rate_mbps=11 or topology.model=chain (see netsim-ns3/README.md). Repeatable.
+    #[arg(long = "ns3", value_name = "KEY=VALUE", value_parser = parse_key_value)]
+    pub(super) ns3: Vec<(String, Value)>,
+    /// quinn's max_idle_timeout: "off" (default) or a duration.
+    #[arg(long, value_name = "off|DURATION")]
+    pub(super) idle_timeout: Option<String>,
+    /// quinn's packet threshold (also given to the ports' loss classifier; default 3).
+    #[arg(long, value_name = "N")]
+    pub(super) packet_threshold: Option<u32>,
+    /// quinn's time threshold (also given to the ports' loss classifier; default 1.125).
+    #[arg(long, value_name = "X")]
+    pub(super) time_threshold: Option<f32>,
+}
+
+/// Where results go.
+#[derive(Debug, Args)]
+pub struct OutputArgs {
+    /// Write the report (meta, summary, every run) as JSON to FILE. Deterministic: the same
+    /// command and seeds give the same bytes.
+    #[arg(long, value_name = "FILE")]
+    pub(super) json: Option<PathBuf>,
+    /// Write one CSV row per run and flow to FILE.
+    #[arg(long, value_name = "FILE")]
+    pub(super) csv: Option<PathBuf>,
+    /// Write SVG plots (cwnd over time, goodput per controller) for every point into DIR.
+    #[arg(long, value_name = "DIR")]
+    pub(super) plot: Option<PathBuf>,
+    /// Write quinn's qlog of every client connection into DIR (quinn-proto 0.11 `qlog`
+    /// feature; one .sqlog per connection).
+    #[arg(long, value_name = "DIR")]
+    pub(super) qlog: Option<PathBuf>,
+    /// Worker threads (default: the number of cores). Each run gets its own runtime.
+    #[arg(long, short = 'j', value_name = "N")]
+    pub(super) jobs: Option<usize>,
+    /// Do not print the table.
+    #[arg(long, short = 'q')]
+    pub(super) quiet: bool,
+}

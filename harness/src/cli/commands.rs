@@ -1,0 +1,176 @@
+//! Each command's body.
+
+use std::path::PathBuf;
+
+use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
+use super::output::{check_dir, check_file};
+use super::{failed, print_stdout};
+use crate::error::{HarnessError, Result};
+use crate::report::{self, ReportMeta};
+use crate::scenario;
+use crate::sweep;
+use crate::{controllers, presets};
+
+pub(super) fn run(args: &RunArgs) -> Result<()> {
+    let grid = args.scenario.grid()?;
+    args.output.check()?;
+    let specs = sweep::expand(&grid);
+    let mut results = Vec::with_capacity(specs.len());
+    let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
+        results.push(r);
+        Ok(())
+    })?;
+    results.sort_by_key(|r| r.index);
+    args.output
+        .report(&ReportMeta::of(&grid), &results, Some(&grid))?;
+    failed(failures)
+}
+
+pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
+    let grid = args.scenario.grid()?;
+    args.output.check()?;
+    let (header, results, failures) = sweep::sweep(
+        &grid,
+        &args.out,
+        args.shard,
+        args.output.jobs(),
+        &args.output.options(),
+    )?;
+    args.output.report(&header.meta, &results, Some(&grid))?;
+    failed(failures)
+}
+
+pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
+    let files = crate::merge::collect_files(&args.inputs)?;
+    for file in [&args.json, &args.csv, &args.jsonl].into_iter().flatten() {
+        check_file(file)?;
+    }
+    if let Some(dir) = &args.plot {
+        check_dir(dir)?;
+    }
+    let merged = crate::merge::merge(&files, args.partial)?;
+    let shards: Vec<String> = merged.shards.iter().map(ToString::to_string).collect();
+    eprintln!(
+        "merged {} runs from {} file(s) (shards {})",
+        merged.runs.len(),
+        files.len(),
+        shards.join(", ")
+    );
+    let meta = &merged.header.meta;
+    let rows = report::summarize(meta, &merged.runs);
+    print_stdout(&report::table::render(meta, &rows))?;
+    if let Some(path) = &args.json {
+        report::json::write(path, meta, &rows, &merged.runs)?;
+    }
+    if let Some(path) = &args.csv {
+        report::csv::write(path, &merged.runs)?;
+    }
+    if let Some(dir) = &args.plot {
+        let files = report::plot::write_all(dir, meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
+        eprintln!("{} plots written to {}", files.len(), dir.display());
+    }
+    if let Some(path) = &args.jsonl {
+        let mut text =
+            serde_json::to_string(&merged.header).map_err(|e| HarnessError::output(path, e))?;
+        text.push('\n');
+        for run in &merged.runs {
+            let line = sweep::RunLine {
+                kind: "run".into(),
+                result: run.clone(),
+            };
+            text.push_str(
+                &serde_json::to_string(&line).map_err(|e| HarnessError::output(path, e))?,
+            );
+            text.push('\n');
+        }
+        std::fs::write(path, text).map_err(|e| HarnessError::output(path, e))?;
+    }
+    Ok(())
+}
+
+pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
+    if !(args.tolerance > 0.0 && args.tolerance <= 1.0) {
+        return Err(HarnessError::bad_input(format!(
+            "--tolerance {}: must be in (0, 1]",
+            args.tolerance
+        )));
+    }
+    if let Some(path) = &args.json {
+        check_file(path)?;
+    }
+    let load = |inputs: &[PathBuf]| -> Result<(ReportMeta, Vec<report::SummaryRow>)> {
+        let files = crate::merge::collect_files(inputs)?;
+        let merged = crate::merge::merge(&files, false)?;
+        let rows = report::summarize(&merged.header.meta, &merged.runs);
+        Ok((merged.header.meta, rows))
+    };
+    let reference = load(&args.reference)?;
+    let fast = load(&args.fast)?;
+    let calibration = crate::calibrate::compare(
+        (&reference.0, &reference.1),
+        (&fast.0, &fast.1),
+        args.tolerance,
+    );
+    if calibration.points.is_empty() {
+        return Err(HarnessError::bad_input(format!(
+            "no point of `{}` matches a point of `{}` by label: calibrate compares the same experiment on two backends",
+            reference.0.name, fast.0.name
+        )));
+    }
+    print_stdout(&calibration.render())?;
+    if let Some(path) = &args.json {
+        let mut text = serde_json::to_string_pretty(&calibration)
+            .map_err(|e| HarnessError::output(path, e))?;
+        text.push('\n');
+        std::fs::write(path, text).map_err(|e| HarnessError::output(path, e))?;
+    }
+    Ok(())
+}
+
+pub(super) fn presets_command(args: &PresetsArgs) -> Result<()> {
+    if let Some(name) = &args.show {
+        return print_stdout(presets::lookup(name)?.text);
+    }
+    let mut out = String::new();
+    for preset in presets::all() {
+        let grid = scenario::load_description(&preset.source())?;
+        let runs = grid.points.len() * grid.controllers.len() * grid.seeds.len();
+        out.push_str(&format!(
+            "{:<16} {} point(s) x {} controllers x {} seeds = {runs} runs\n",
+            preset.name,
+            grid.points.len(),
+            grid.controllers.len(),
+            grid.seeds.len()
+        ));
+        if let Some(paper) = &grid.paper {
+            out.push_str(&format!("                 follows: {paper}\n"));
+        }
+        out.push_str(&format!("                 {}\n", grid.description));
+    }
+    out.push_str("\n`harness presets --show NAME` prints a preset as a scenario file.\n");
+    print_stdout(&out)
+}
+
+pub(super) fn controllers_command() -> Result<()> {
+    let mut out = String::new();
+    for info in controllers::registry() {
+        out.push_str(&format!("{:<12} {}\n", info.name, info.description));
+        for knob in &info.knobs {
+            out.push_str(&format!(
+                "             {}.{}: {}\n",
+                info.name, knob.name, knob.help
+            ));
+        }
+    }
+    out.push_str("\nSet a knob with --set NAME.KNOB=VALUE or a [controllers.NAME] table in a scenario file.\n");
+    if crate::stack::QUICHE_AVAILABLE {
+        out.push_str("quiche-* send from quiche (to a quiche receiver unless --receiver quinn); --receiver quiche sends any other controller to a quiche receiver. Runs involving quiche need --clock real and one flow.\n");
+    } else {
+        out.push_str(&format!(
+            "Not built in: {} (quiche senders) and --receiver quiche; {}.\n",
+            crate::stack::QUICHE_CONTROLLERS.join(", "),
+            crate::stack::BUILD_HINT
+        ));
+    }
+    print_stdout(&out)
+}

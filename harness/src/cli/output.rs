@@ -1,0 +1,121 @@
+//! What a command writes: the table, JSON, CSV, plots and qlog, and the checks on output
+//! paths.
+
+use std::path::Path;
+use std::time::Duration;
+
+use super::args::OutputArgs;
+use super::print_stdout;
+use crate::error::{HarnessError, Result};
+use crate::metrics::RunResult;
+use crate::report::{self, ReportMeta};
+use crate::scenario;
+use crate::spec::RunOptions;
+
+/// Checks that `path` can be written before any run starts (creating nothing but the file).
+pub(super) fn check_file(path: &Path) -> Result<()> {
+    std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map(drop)
+        .map_err(|e| HarnessError::output(path, e))
+}
+
+/// Creates `dir` and checks that files can be created in it.
+pub(super) fn check_dir(dir: &Path) -> Result<()> {
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
+    let probe = dir.join(".harness-write-test");
+    std::fs::write(&probe, b"").map_err(|e| HarnessError::output(dir, e))?;
+    let _ = std::fs::remove_file(probe);
+    Ok(())
+}
+
+impl OutputArgs {
+    pub(super) fn check(&self) -> Result<()> {
+        for file in [&self.json, &self.csv].into_iter().flatten() {
+            check_file(file)?;
+        }
+        for dir in [&self.plot, &self.qlog].into_iter().flatten() {
+            check_dir(dir)?;
+        }
+        if self.qlog.is_some() && !crate::qlog::AVAILABLE {
+            return Err(HarnessError::bad_input(
+                "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
+            ));
+        }
+        if self.jobs == Some(0) {
+            return Err(HarnessError::bad_input(
+                "--jobs 0: at least one worker is needed",
+            ));
+        }
+        Ok(())
+    }
+
+    pub(super) fn jobs(&self) -> usize {
+        self.jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(1, |n| n.get()))
+    }
+
+    pub(super) fn options(&self) -> RunOptions {
+        RunOptions {
+            trace: self.plot.is_some(),
+            qlog_dir: self.qlog.clone(),
+            // This binary runs each ns-3 run in a process of its own (`ns3-worker`).
+            ns3_worker: std::env::current_exe().ok(),
+        }
+    }
+
+    pub(super) fn report(
+        &self,
+        meta: &ReportMeta,
+        runs: &[RunResult],
+        grid: Option<&scenario::Grid>,
+    ) -> Result<()> {
+        let rows = report::summarize(meta, runs);
+        if !self.quiet {
+            print_stdout(&report::table::render(meta, &rows))?;
+        }
+        if let Some(path) = &self.json {
+            report::json::write(path, meta, &rows, runs)?;
+        }
+        if let Some(path) = &self.csv {
+            report::csv::write(path, runs)?;
+        }
+        if let Some(dir) = &self.plot {
+            let route_down = |point: &str, seed: u64, until: f64| {
+                grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))
+            };
+            let files = report::plot::write_all(dir, meta, &rows, runs, &route_down)?;
+            eprintln!("{} plots written to {}", files.len(), dir.display());
+        }
+        Ok(())
+    }
+}
+
+/// The spans, in seconds, in which `point`'s route was down in the run seeded `seed`: netsim's
+/// path model replayed from the run seed (the same segments the link used). None on ns-3,
+/// whose routes are the routing protocol's, or for a path that never goes down.
+pub(super) fn route_down(
+    grid: &scenario::Grid,
+    point: &str,
+    seed: u64,
+    until: f64,
+) -> Vec<(f64, f64)> {
+    let Some(scenario) = grid.points.iter().find(|p| p.point == point) else {
+        return Vec::new();
+    };
+    if !scenario.backend.is_netsim() {
+        return Vec::new();
+    }
+    let until = Duration::from_secs_f64(until.max(0.0));
+    netsim::path::path_segments(&scenario.link.path, seed, until)
+        .map(|segments| {
+            segments
+                .into_iter()
+                .filter(|(_, _, state)| !state.is_up())
+                .map(|(from, to, _)| (from.as_secs_f64(), to.as_secs_f64()))
+                .collect()
+        })
+        .unwrap_or_default()
+}
