@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::sweep::{Header, Shard, read_results_if_started};
+use crate::result_file::{Header, read_results_if_started};
+use crate::shard::Shard;
 
 /// The merged results.
 #[derive(Debug)]

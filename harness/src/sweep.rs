@@ -1,42 +1,21 @@
-//! Running many runs: the parallel executor (used by `run` and `sweep`), grid expansion,
-//! deterministic shards, and the resumable JSON-lines result files of `sweep`.
-//!
-//! # Result files
-//!
-//! `sweep --out DIR --shard i/N` appends to `DIR/shard-<i>-of-<N>.jsonl`. The first line is a
-//! header (`kind = "header"`: harness version, grid id, shard, the report meta and the ids of
-//! every run of the whole grid, so `merge` can tell what is missing); each further line is one
-//! finished run (`kind = "run"`), written with a single `write` as soon as the run ends. A
-//! restarted sweep reads the file, drops a torn last line (a kill in the middle of a write),
-//! and skips every run already there, so nothing is redone or duplicated. A file killed before
-//! its header line was complete is started afresh. While a sweep runs, it holds an exclusive
-//! `flock` on its file: a second process on the same shard (a batch job re-submitted while the
-//! first is still running) is refused with exit 2 instead of appending the same runs again.
-//!
-//! # Shards
-//!
-//! Run `k` of the grid (grid order: point, then controller, then seed) belongs to shard
-//! `k mod N`: a fixed, balanced slice that does not depend on the machine or on timing.
+//! Running many runs: the parallel executor (used by `run` and `sweep`), grid expansion, and
+//! `sweep` itself: a shard of a grid, resumed from and appended to its result file
+//! ([`crate::result_file`]).
 
 use std::collections::BTreeSet;
-use std::fs::{File, OpenOptions};
-use std::io::{IsTerminal, Read, Seek, SeekFrom, Write};
-use std::path::{Path, PathBuf};
+use std::io::IsTerminal;
+use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
-use serde::{Deserialize, Serialize};
-
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::report::ReportMeta;
+use crate::result_file::{Header, append, open_results, shard_path};
 use crate::run;
 use crate::scenario::Grid;
-use crate::spec::{RunOptions, RunSpec, fnv1a};
-
-/// Version of the result-file format.
-pub const FORMAT: u32 = 1;
+use crate::shard::Shard;
+use crate::spec::{RunOptions, RunSpec};
 
 /// Every run of `grid`, in grid order (point, controller, seed).
 pub fn expand(grid: &Grid) -> Vec<RunSpec> {
@@ -55,238 +34,6 @@ pub fn expand(grid: &Grid) -> Vec<RunSpec> {
         }
     }
     specs
-}
-
-/// A slice `index` of `count` (`--shard 2/8`, 0-based).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Shard {
-    /// This shard, in `[0, count)`.
-    pub index: usize,
-    /// Number of shards.
-    pub count: usize,
-}
-
-impl Shard {
-    /// The whole grid.
-    pub const ALL: Self = Self { index: 0, count: 1 };
-
-    /// Whether run `k` (grid order) belongs to this shard.
-    pub fn contains(&self, k: usize) -> bool {
-        k % self.count == self.index
-    }
-}
-
-impl std::str::FromStr for Shard {
-    type Err = String;
-
-    fn from_str(text: &str) -> std::result::Result<Self, String> {
-        let err = || format!("`{text}` is not a shard: expected i/N with 0 <= i < N, e.g. 0/4");
-        let (i, n) = text.split_once('/').ok_or_else(err)?;
-        let index: usize = i.trim().parse().map_err(|_| err())?;
-        let count: usize = n.trim().parse().map_err(|_| err())?;
-        if count == 0 || index >= count {
-            return Err(err());
-        }
-        Ok(Self { index, count })
-    }
-}
-
-impl std::fmt::Display for Shard {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}/{}", self.index, self.count)
-    }
-}
-
-/// The first line of a result file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct Header {
-    /// Always `"header"`.
-    pub kind: String,
-    /// Result-file format version.
-    pub format: u32,
-    /// Harness version that wrote the file.
-    pub harness_version: String,
-    /// Hash of every run id of the grid, in order.
-    pub grid_id: String,
-    /// The shard this file holds.
-    pub shard: Shard,
-    /// The grid's names and orders, for reports.
-    pub meta: ReportMeta,
-    /// Every run id of the whole grid, in grid order.
-    pub run_ids: Vec<String>,
-}
-
-impl Header {
-    /// The header for `shard` of `grid`.
-    pub fn new(grid: &Grid, specs: &[RunSpec], shard: Shard) -> Self {
-        let run_ids: Vec<String> = specs.iter().map(RunSpec::run_id).collect();
-        Self {
-            kind: "header".to_owned(),
-            format: FORMAT,
-            harness_version: crate::VERSION.to_owned(),
-            grid_id: format!("{:016x}", fnv1a(run_ids.join(",").as_bytes())),
-            shard,
-            meta: ReportMeta::of(grid),
-            run_ids,
-        }
-    }
-}
-
-/// One result line.
-#[derive(Clone, Debug, Serialize, Deserialize)]
-pub struct RunLine {
-    /// Always `"run"`.
-    pub kind: String,
-    /// The result.
-    pub result: RunResult,
-}
-
-/// A parsed result file.
-#[derive(Debug)]
-pub struct ResultFile {
-    /// The header.
-    pub header: Header,
-    /// The runs, in file order.
-    pub runs: Vec<RunResult>,
-    /// Byte length of the complete lines (a torn last line starts here).
-    pub complete_len: u64,
-    /// True when the file ended with a torn (incomplete) line.
-    pub torn: bool,
-}
-
-/// Reads a result file; `None` when it does not hold a complete header line yet (empty, or a
-/// shard killed while writing its first line). Other malformed content other than a torn last
-/// line is bad input.
-pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
-    let mut text = String::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| HarnessError::bad_input(format!("cannot read `{}`: {e}", path.display())))?;
-    let complete = text.rfind('\n').map_or(0, |i| i + 1);
-    let torn = complete < text.len();
-    let mut lines = text[..complete].lines().enumerate();
-    let bad = |line: usize, e: &dyn std::fmt::Display| {
-        HarnessError::bad_input(format!(
-            "`{}` line {}: not a harness result line: {e}",
-            path.display(),
-            line + 1
-        ))
-    };
-    let header: Header = match lines.next() {
-        Some((i, line)) => serde_json::from_str(line).map_err(|e| bad(i, &e))?,
-        None => return Ok(None),
-    };
-    if header.kind != "header" || header.format != FORMAT {
-        return Err(bad(0, &"expected a format-1 header line"));
-    }
-    let mut runs = Vec::new();
-    for (i, line) in lines {
-        let run: RunLine = serde_json::from_str(line).map_err(|e| bad(i, &e))?;
-        runs.push(run.result);
-    }
-    Ok(Some(ResultFile {
-        header,
-        runs,
-        complete_len: complete as u64,
-        torn,
-    }))
-}
-
-/// The result file of `shard` in `dir`.
-pub fn shard_path(dir: &Path, shard: Shard) -> PathBuf {
-    dir.join(format!("shard-{}-of-{}.jsonl", shard.index, shard.count))
-}
-
-/// Opens (creating or resuming) the result file for `header` in `dir`; returns the file, ready
-/// to append, and the results already in it. The file stays locked (`flock`, exclusive) while
-/// the returned handle lives, so a second process on the same shard (a job re-submitted while
-/// the first still runs) is refused instead of writing the same runs twice.
-pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>)> {
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
-    let path = shard_path(dir, header.shard);
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(&path)
-        .map_err(|e| HarnessError::output(&path, e))?;
-    lock(&file, &path, header.shard)?;
-    let Some(existing) = read_results_if_started(&path)? else {
-        // New, or killed before its header line was complete: (re)write the header.
-        file.set_len(0)
-            .map_err(|e| HarnessError::output(&path, e))?;
-        let mut line = serde_json::to_string(header).map_err(|e| HarnessError::output(&path, e))?;
-        line.push('\n');
-        file.write_all(line.as_bytes())
-            .map_err(|e| HarnessError::output(&path, e))?;
-        return Ok((file, Vec::new()));
-    };
-    if existing.header.harness_version != header.harness_version {
-        return Err(HarnessError::bad_input(format!(
-            "`{}` was written by harness {} and this is harness {}: use another --out directory",
-            path.display(),
-            existing.header.harness_version,
-            header.harness_version
-        )));
-    }
-    if existing.header.grid_id != header.grid_id {
-        return Err(HarnessError::bad_input(format!(
-            "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",
-            path.display(),
-            existing.header.meta.name,
-            existing.header.grid_id,
-            header.meta.name,
-            header.grid_id
-        )));
-    }
-    if existing.torn {
-        tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
-        file.set_len(existing.complete_len)
-            .map_err(|e| HarnessError::output(&path, e))?;
-    }
-    // Appends (O_APPEND) go to the end, after the truncation.
-    file.seek(SeekFrom::End(0))
-        .map_err(|e| HarnessError::output(&path, e))?;
-    Ok((file, existing.runs))
-}
-
-/// Takes an exclusive, non-blocking `flock` on a shard's result file (released when the file
-/// is closed, including when the process is killed).
-#[cfg(unix)]
-fn lock(file: &File, path: &Path, shard: Shard) -> Result<()> {
-    use rustix::fs::{FlockOperation, flock};
-    match flock(file, FlockOperation::NonBlockingLockExclusive) {
-        Ok(()) => Ok(()),
-        Err(e) if e == rustix::io::Errno::WOULDBLOCK => Err(HarnessError::bad_input(format!(
-            "`{}` is locked by another harness process running shard {shard} of this directory: \
-             wait for it to finish (or stop it) before running the shard again",
-            path.display()
-        ))),
-        // Some shared file systems (Lustre mounted without `flock`, old NFS) have no flock:
-        // go on without the guard rather than refuse to run.
-        Err(e) => {
-            tracing::warn!(target: "harness", file = %path.display(), error = %e, "cannot lock the result file; make sure no other process runs this shard");
-            Ok(())
-        }
-    }
-}
-
-/// No advisory lock outside Unix: do not run the same shard twice at once there.
-#[cfg(not(unix))]
-fn lock(_file: &File, _path: &Path, _shard: Shard) -> Result<()> {
-    Ok(())
-}
-
-/// Appends one result line with a single write.
-pub fn append(file: &mut File, result: &RunResult) -> std::io::Result<()> {
-    let line = RunLine {
-        kind: "run".to_owned(),
-        result: result.clone(),
-    };
-    let mut text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
-    text.push('\n');
-    file.write_all(text.as_bytes())?;
-    file.flush()
 }
 
 /// Runs `specs` on `jobs` worker threads (each run on its own current-thread runtime), calling

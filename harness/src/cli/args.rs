@@ -7,7 +7,7 @@ use clap::{Args, ValueEnum};
 use toml::Value;
 
 use super::overrides::{parse_bytes, parse_duration, parse_key_value, parse_knob, parse_rate};
-use crate::sweep::Shard;
+use crate::shard::Shard;
 
 /// `harness run`.
 #[derive(Debug, Args)]

@@ -70,20 +70,7 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
         eprintln!("{} plots written to {}", files.len(), dir.display());
     }
     if let Some(path) = &args.jsonl {
-        let mut text =
-            serde_json::to_string(&merged.header).map_err(|e| HarnessError::output(path, e))?;
-        text.push('\n');
-        for run in &merged.runs {
-            let line = sweep::RunLine {
-                kind: "run".into(),
-                result: run.clone(),
-            };
-            text.push_str(
-                &serde_json::to_string(&line).map_err(|e| HarnessError::output(path, e))?,
-            );
-            text.push('\n');
-        }
-        std::fs::write(path, text).map_err(|e| HarnessError::output(path, e))?;
+        crate::result_file::write(path, &merged.header, &merged.runs)?;
     }
     Ok(())
 }
