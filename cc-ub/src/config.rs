@@ -63,14 +63,14 @@ fn check_thresholds(c: &UbConfig) -> Result<(), ConfigError> {
         return Err(ConfigError::new(
             "alpha",
             format!("{alpha} (with gamma = {gamma})"),
-            "below gamma (alpha < gamma < beta)",
+            "alpha < gamma < beta",
         ));
     }
     if gamma >= beta {
         return Err(ConfigError::new(
             "gamma",
             format!("{gamma} (with beta = {beta})"),
-            "below beta (alpha < gamma < beta)",
+            "alpha < gamma < beta",
         ));
     }
     Ok(())

@@ -845,11 +845,19 @@ impl Context<'_> {
                 name,
             };
             controllers::validate(&spec).map_err(|e| {
-                let field = spec
+                // The knob the error names, or (a rule between knobs, such as ABRA's
+                // `initial_srtt_range`) the first knob set: either way the settings, not the
+                // selection, are at fault.
+                let knobs: Vec<String> = spec
                     .settings
                     .keys()
                     .map(|k| format!("controllers.{}.{k}", spec.name))
+                    .collect();
+                let field = knobs
+                    .iter()
                     .find(|f| e.contains(f.trim_start_matches("controllers.")))
+                    .or(knobs.first())
+                    .cloned()
                     .unwrap_or_else(|| "controllers.select".to_owned());
                 self.field_error(&field, e)
             })?;

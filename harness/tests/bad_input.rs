@@ -89,6 +89,22 @@ const CASES: &[Case] = &[
         expect: &["sackfew.alpha = 1.5", "[0, 1]"],
     },
     Case {
+        name: "a rule between knobs, on the command line",
+        files: &[],
+        args: &["run", "--set", "abra.initial_min_srtt=1s"],
+        expect: &["--set", "abra.initial_srtt_range", "min < max"],
+    },
+    Case {
+        name: "bands out of order",
+        files: &[],
+        args: &["run", "--set", "ub.alpha=3.5"],
+        expect: &[
+            "--set",
+            "ub.alpha = 3.5 (with gamma = 3)",
+            "alpha < gamma < beta",
+        ],
+    },
+    Case {
         name: "unknown knob",
         files: &[],
         args: &["run", "--set", "karak.nope=2"],
