@@ -103,12 +103,8 @@
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
 //! [`SackFewConfig::install`] sets both. To read a running connection's controller, pass
 //! `quinn::Connection::congestion_state()` to [`SackFewController::from_controller`].
-//!
-//! # Reading the state of a running connection
-//!
-//! `quinn::Connection::congestion_state()` returns a copy of the controller; downcast it to
-//! `cc_core::QuinnAdapter<SackFew>` with `into_any()` and read
-//! [`SackFew::window_state`] from `algorithm()`.
+//! `congestion_state()` returns a copy of the controller: its `algorithm()` is the
+//! [`SackFew`] state (window and ssthresh through [`cc_core::CongestionAlgorithm`]).
 #![deny(missing_docs)]
 
 mod config;

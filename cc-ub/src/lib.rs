@@ -61,7 +61,7 @@
 //!   hold, so the test is read as the band `alpha <= Diff < gamma`, and `gamma <= Diff <= beta`
 //!   is the pseudo-code's "Otherwise -> CWND" ([`DiffBand`]).
 //! - **The thresholds' values** are not in the paper; defaults alpha = 2, gamma = 3, beta = 4
-//!   packets ([`UbConfig::thresholds`]).
+//!   packets ([`UbConfig::set_thresholds`]).
 //! - **"If (the Dup ACKs are arrived)"** opens the pseudo-code, but what follows is Vegas'
 //!   per-RTT congestion avoidance; it is read as "on ACKs", once per round trip.
 //! - **The timeout branch** is nested inside the Westwood branch in the pseudo-code; a timeout
