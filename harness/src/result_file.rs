@@ -171,6 +171,7 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
             header.grid_id
         )));
     }
+    check_runs(&path, header, &existing.runs)?;
     if existing.torn {
         tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
         file.set_len(existing.complete_len)
@@ -180,6 +181,45 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
     file.seek(SeekFrom::End(0))
         .map_err(|e| HarnessError::output(&path, e))?;
     Ok((file, existing.runs))
+}
+
+/// Refuses to resume from a file whose runs are not this shard's runs, each once: a line from
+/// another grid or shard, or a run twice (files concatenated or edited by hand), would be
+/// counted as done and reported.
+fn check_runs(path: &Path, header: &Header, runs: &[RunResult]) -> Result<()> {
+    let mut seen = std::collections::BTreeMap::new();
+    for (line, run) in runs.iter().enumerate() {
+        // Line 1 is the header.
+        let line = line + 2;
+        let position = header.run_ids.iter().position(|id| id == &run.run_id);
+        match position {
+            Some(k) if header.shard.contains(k) => {}
+            Some(k) => {
+                return Err(HarnessError::bad_input(format!(
+                    "`{}` line {line}: run {} is run {k} of the grid, which belongs to another shard than {}: the file was mixed with another shard's; use another --out directory or remove that line",
+                    path.display(),
+                    run.run_id,
+                    header.shard
+                )));
+            }
+            None => {
+                return Err(HarnessError::bad_input(format!(
+                    "`{}` line {line}: run {} is not a run of grid `{}`: the file was mixed with another grid's; use another --out directory or remove that line",
+                    path.display(),
+                    run.run_id,
+                    header.meta.name
+                )));
+            }
+        }
+        if let Some(first) = seen.insert(run.run_id.as_str(), line) {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` lines {first} and {line} hold the same run {}: remove one before resuming",
+                path.display(),
+                run.run_id
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Takes an exclusive, non-blocking `flock` on a shard's result file (released when the file

@@ -73,6 +73,21 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3600);
 pub const MAX_FLOWS: u32 = 64;
 /// Most seeds per grid.
 pub const MAX_SEEDS: u64 = 10_000;
+/// Most points a grid may have (the product of its axes' lengths): each point is a resolved
+/// scenario held in memory, so an unbounded product would exhaust it before a run starts.
+pub const MAX_POINTS: usize = 10_000;
+/// Most runs a grid may have (points x controllers x seeds): every run's spec is expanded up
+/// front (a sweep's header lists every run id). Larger studies are several grids.
+pub const MAX_RUNS: usize = 100_000;
+/// Top-level keys that are not scenario settings, so an axis cannot vary them.
+const NOT_AXES: &[&str] = &[
+    "seeds",
+    "controllers",
+    "name",
+    "description",
+    "paper",
+    "axis",
+];
 
 #[derive(Debug, Default, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -377,6 +392,19 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     ctx.check_stacks(&points, &controllers)?;
     check_backend_overrides(&points, overrides)?;
     ctx.check_backend_axes(&points, &axes)?;
+    let seeds = ctx.seeds(file.seeds.as_ref())?;
+    let runs = points
+        .len()
+        .saturating_mul(controllers.len())
+        .saturating_mul(seeds.len());
+    if runs > MAX_RUNS {
+        return Err(HarnessError::bad_input(format!(
+            "the grid has {} points x {} controllers x {} seeds = {runs} runs, more than {MAX_RUNS}: split it into several grids",
+            points.len(),
+            controllers.len(),
+            seeds.len()
+        )));
+    }
     Ok(Grid {
         description: file.description.clone().unwrap_or_default(),
         paper: file.paper.clone(),
@@ -391,7 +419,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
             })
             .collect(),
         controllers,
-        seeds: ctx.seeds(file.seeds.as_ref())?,
+        seeds,
         name,
     })
 }
@@ -530,9 +558,46 @@ impl Context<'_> {
     }
 
     fn axes(&self, axes: &[Axis]) -> Result<Vec<ResolvedAxis>> {
-        let mut resolved = Vec::new();
+        let mut resolved: Vec<ResolvedAxis> = Vec::new();
+        let mut points: usize = 1;
         for (index, axis) in axes.iter().enumerate() {
             let field = format!("axis[{index}]");
+            let root = axis.key.split('.').next().unwrap_or_default();
+            if NOT_AXES.contains(&root) {
+                return Err(self.field_error(
+                    &format!("{field}.key"),
+                    format!(
+                        "{field}.key = \"{}\": `{root}` is not a scenario setting and cannot be an axis{}",
+                        axis.key,
+                        if root == "seeds" {
+                            " (list the seeds instead: seeds = [1, 2, 3])"
+                        } else {
+                            ""
+                        }
+                    ),
+                ));
+            }
+            let overlaps = |a: &str, b: &str| {
+                a == b || a.starts_with(&format!("{b}.")) || b.starts_with(&format!("{a}."))
+            };
+            if let Some(other) = resolved.iter().find(|r| overlaps(&r.key, &axis.key)) {
+                return Err(self.field_error(
+                    &format!("{field}.key"),
+                    format!(
+                        "{field}.key = \"{}\" sets what axis[{}] (`{}`) sets: two axes would give points that differ only in their labels",
+                        axis.key, other.index, other.key
+                    ),
+                ));
+            }
+            points = points.saturating_mul(axis.values.len());
+            if points > MAX_POINTS {
+                return Err(self.field_error(
+                    &format!("{field}.values"),
+                    format!(
+                        "the axes up to axis[{index}] make more than {MAX_POINTS} points: split the grid into several files or sweeps"
+                    ),
+                ));
+            }
             if axis.values.is_empty() {
                 return Err(self.field_error(
                     &format!("{field}.values"),
@@ -563,10 +628,32 @@ impl Context<'_> {
                     (v.clone(), label)
                 })
                 .collect();
+            let values: Vec<(Value, String)> = values;
+            for (i, (value, label)) in values.iter().enumerate() {
+                if let Some(j) = values[..i].iter().position(|(v, _)| v == value) {
+                    return Err(self.field_error(
+                        &format!("{field}.values"),
+                        format!("{field}.values[{i}] repeats values[{j}] ({}): the runs would be the same", value_label(value)),
+                    ));
+                }
+                if let Some(j) = values[..i].iter().position(|(_, l)| l == label) {
+                    return Err(self.field_error(
+                        &format!("{field}.labels"),
+                        format!("{field}: values[{j}] and values[{i}] have the same label `{label}`: their points would be merged in reports"),
+                    ));
+                }
+            }
+            let name = axis.name.clone().unwrap_or_else(|| axis.key.clone());
+            if let Some(other) = resolved.iter().find(|r| r.name == name) {
+                return Err(self.field_error(
+                    &format!("{field}.name"),
+                    format!("{field}.name = \"{name}\" is axis[{}]'s name too: table columns and point labels would collide", other.index),
+                ));
+            }
             resolved.push(ResolvedAxis {
                 index,
                 key: axis.key.clone(),
-                name: axis.name.clone().unwrap_or_else(|| axis.key.clone()),
+                name,
                 values,
             });
         }

@@ -168,6 +168,66 @@ const CASES: &[Case] = &[
         expect: &["line 4", "labels has 1 entries but values has 2"],
     },
     Case {
+        name: "two values of an axis with one label",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"flows\"\nvalues = [1, 2]\nlabels = [\"x\", \"x\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[0]", "same label `x`"],
+    },
+    Case {
+        name: "a value twice in an axis",
+        files: &[("s.toml", "[[axis]]\nkey = \"flows\"\nvalues = [1, 2, 1]\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[0].values[2] repeats values[0]"],
+    },
+    Case {
+        name: "two axes on one key",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"flows\"\nvalues = [1, 2]\n[[axis]]\nkey = \"flows\"\nname = \"f\"\nvalues = [3]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[1].key", "sets what axis[0]"],
+    },
+    Case {
+        name: "an axis inside another axis's table",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"link.both\"\nvalues = [{ rate = \"1Mbps\" }]\n[[axis]]\nkey = \"link.both.rate\"\nvalues = [\"2Mbps\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[1].key", "`link.both`"],
+    },
+    Case {
+        name: "an axis on the seeds",
+        files: &[("s.toml", "[[axis]]\nkey = \"seeds\"\nvalues = [1, 2]\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[0].key", "cannot be an axis", "seeds = [1, 2, 3]"],
+    },
+    Case {
+        name: "two axes with one name",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"flows\"\nname = \"n\"\nvalues = [1, 2]\n[[axis]]\nkey = \"transfer.duration\"\nname = \"n\"\nvalues = [\"1s\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis[1].name", "collide"],
+    },
+    Case {
+        name: "one file for two outputs",
+        files: &[],
+        args: &["run", "--json", "out", "--csv", "./out"],
+        expect: &["--json and --csv both name `./out`"],
+    },
+    Case {
+        name: "the scenario file as an output",
+        files: &[("s.toml", "seeds = 1\n")],
+        args: &["run", "--scenario", "s.toml", "--json", "s.toml"],
+        expect: &["--json `s.toml` is an input (--scenario)"],
+    },
+    Case {
         name: "merge of a file that is not a result file",
         files: &[("r.jsonl", "{\"hello\": 1}\n")],
         args: &["merge", "r.jsonl"],
@@ -205,6 +265,68 @@ fn every_malformed_input_exits_2_with_a_message_naming_the_problem() {
             case.name
         );
     }
+}
+
+#[test]
+fn a_grid_too_large_to_expand_is_refused_before_it_is_built() {
+    let dir = tempfile::tempdir().unwrap();
+    let values: Vec<String> = (1..=50).map(|i| format!("\"{i}s\"")).collect();
+    let values = values.join(", ");
+    let mut text = String::new();
+    for key in [
+        "transfer.duration",
+        "flow_stagger",
+        "transport.idle_timeout",
+    ] {
+        text.push_str(&format!("[[axis]]\nkey = \"{key}\"\nvalues = [{values}]\n"));
+    }
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let output = run_in(dir.path(), &["run", "--scenario", "s.toml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("more than 10000 points"), "{err}");
+    // Points within bounds, runs beyond: 40 x 40 points x 8 controllers x 1000 seeds.
+    let values: Vec<String> = (1..=40).map(|i| format!("\"{i}s\"")).collect();
+    let values = values.join(", ");
+    let text = format!(
+        "seeds = 1000\n[[axis]]\nkey = \"transfer.duration\"\nvalues = [{values}]\n[[axis]]\nkey = \"transport.idle_timeout\"\nvalues = [{values}]\n"
+    );
+    std::fs::write(dir.path().join("s.toml"), text).unwrap();
+    let output = run_in(dir.path(), &["run", "--scenario", "s.toml"]);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("= 12800000 runs, more than 100000:"), "{err}");
+}
+
+#[test]
+fn merge_refuses_to_overwrite_its_inputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "sweep",
+            "--out",
+            "r",
+            "--duration",
+            "1s",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+            "-q",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let before = std::fs::read(dir.path().join("r/shard-0-of-1.jsonl")).unwrap();
+    let output = run_in(
+        dir.path(),
+        &["merge", "r", "--jsonl", "r/shard-0-of-1.jsonl"],
+    );
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("is an input"), "{err}");
+    let after = std::fs::read(dir.path().join("r/shard-0-of-1.jsonl")).unwrap();
+    assert_eq!(before, after, "the input is untouched");
 }
 
 #[test]

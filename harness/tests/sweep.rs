@@ -572,3 +572,57 @@ fn calibrate_reports_ratios_misses_and_refuses_unrelated_grids() {
     assert_eq!(output.status.code(), Some(2));
     assert!(stderr(&output).contains("--tolerance 1.5: must be in (0, 1]"));
 }
+
+#[test]
+fn resuming_refuses_a_file_with_a_duplicated_or_foreign_run() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.toml"), quick_grid()).unwrap();
+    let output = sweep_shard(dir.path(), "r", "0/3");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let path = dir.path().join("r/shard-0-of-3.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let run_lines: Vec<&str> = text.lines().skip(1).collect();
+    assert!(run_lines.len() >= 2);
+
+    // The same run twice (files concatenated by hand).
+    std::fs::write(&path, format!("{text}{}\n", run_lines[0])).unwrap();
+    let output = sweep_shard(dir.path(), "r", "0/3");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("hold the same run"), "{err}");
+
+    // A run of another shard of the same grid.
+    let output = sweep_shard(dir.path(), "other", "1/3");
+    assert!(output.status.success(), "{}", stderr(&output));
+    let other = std::fs::read_to_string(dir.path().join("other/shard-1-of-3.jsonl")).unwrap();
+    let foreign = other.lines().nth(1).unwrap();
+    std::fs::write(&path, format!("{text}{foreign}\n")).unwrap();
+    let output = sweep_shard(dir.path(), "r", "0/3");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("belongs to another shard"), "{err}");
+
+    // A run of another grid.
+    std::fs::write(
+        dir.path().join("grid2.toml"),
+        quick_grid().replace("duration = \"2s\"", "duration = \"3s\""),
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &["sweep", "--scenario", "grid2.toml", "--out", "g2", "-q"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let g2 = std::fs::read_to_string(dir.path().join("g2/shard-0-of-1.jsonl")).unwrap();
+    std::fs::write(&path, format!("{text}{}\n", g2.lines().nth(1).unwrap())).unwrap();
+    let output = sweep_shard(dir.path(), "r", "0/3");
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{err}");
+    assert!(err.contains("is not a run of grid"), "{err}");
+
+    // Restored, it resumes with nothing to do.
+    std::fs::write(&path, &text).unwrap();
+    let output = sweep_shard(dir.path(), "r", "0/3");
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
+}

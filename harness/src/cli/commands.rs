@@ -1,9 +1,9 @@
 //! Each command's body.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
-use super::output::{check_dir, check_file};
+use super::output::{check_dir, check_distinct, check_file};
 use super::{failed, print_stdout};
 use crate::error::{HarnessError, Result};
 use crate::report::{self, ReportMeta};
@@ -13,7 +13,7 @@ use crate::{controllers, presets};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output.check()?;
+    args.output.check(args.scenario.scenario.as_deref())?;
     let specs = sweep::expand(&grid);
     let mut results = Vec::with_capacity(specs.len());
     let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
@@ -28,7 +28,7 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
 
 pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output.check()?;
+    args.output.check(args.scenario.scenario.as_deref())?;
     let (header, results, failures) = sweep::sweep(
         &grid,
         &args.out,
@@ -42,6 +42,19 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
 
 pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     let files = crate::merge::collect_files(&args.inputs)?;
+    let outputs: Vec<(&str, &Path)> = [
+        ("--json", &args.json),
+        ("--csv", &args.csv),
+        ("--jsonl", &args.jsonl),
+    ]
+    .into_iter()
+    .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
+    .collect();
+    let inputs: Vec<(&str, &Path)> = files
+        .iter()
+        .map(|f| ("a merged file", f.as_path()))
+        .collect();
+    check_distinct(&outputs, &inputs)?;
     for file in [&args.json, &args.csv, &args.jsonl].into_iter().flatten() {
         check_file(file)?;
     }
@@ -83,6 +96,13 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
         )));
     }
     if let Some(path) = &args.json {
+        let mut inputs = crate::merge::collect_files(&args.reference)?;
+        inputs.extend(crate::merge::collect_files(&args.fast)?);
+        let inputs: Vec<(&str, &Path)> = inputs
+            .iter()
+            .map(|f| ("a compared file", f.as_path()))
+            .collect();
+        check_distinct(&[("--json", path)], &inputs)?;
         check_file(path)?;
     }
     let load = |inputs: &[PathBuf]| -> Result<(ReportMeta, Vec<report::SummaryRow>)> {

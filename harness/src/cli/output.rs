@@ -1,7 +1,7 @@
 //! What a command writes: the table, JSON, CSV, plots and qlog, and the checks on output
 //! paths.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::args::OutputArgs;
@@ -11,6 +11,45 @@ use crate::metrics::RunResult;
 use crate::report::{self, ReportMeta};
 use crate::scenario;
 use crate::spec::RunOptions;
+
+/// The path as the file system will resolve it: canonical where it exists, else its parent's
+/// canonical path joined with its name (so `out.json` and `./out.json` compare equal).
+fn resolved(path: &Path) -> PathBuf {
+    if let Ok(canonical) = path.canonicalize() {
+        return canonical;
+    }
+    let parent = match path.parent() {
+        Some(p) if !p.as_os_str().is_empty() => p,
+        _ => Path::new("."),
+    };
+    match (parent.canonicalize(), path.file_name()) {
+        (Ok(dir), Some(name)) => dir.join(name),
+        _ => path.to_path_buf(),
+    }
+}
+
+/// Refuses outputs that would overwrite each other or an input: two output flags naming one
+/// file (`--json x --csv x`), or an output naming an input file (the scenario file, a result
+/// file being merged). Each entry is (flag, path).
+pub(super) fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
+    let outputs: Vec<(&str, &Path, PathBuf)> =
+        outputs.iter().map(|&(f, p)| (f, p, resolved(p))).collect();
+    for (i, (flag, path, key)) in outputs.iter().enumerate() {
+        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, k)| k == key) {
+            return Err(HarnessError::bad_input(format!(
+                "{other} and {flag} both name `{}`: one would overwrite the other",
+                path.display()
+            )));
+        }
+        if let Some((input_flag, _)) = inputs.iter().find(|(_, p)| &resolved(p) == key) {
+            return Err(HarnessError::bad_input(format!(
+                "{flag} `{}` is an input ({input_flag}): writing it would destroy it; choose another path",
+                path.display()
+            )));
+        }
+    }
+    Ok(())
+}
 
 /// Checks that `path` can be written before any run starts (creating nothing but the file).
 pub(super) fn check_file(path: &Path) -> Result<()> {
@@ -32,7 +71,15 @@ pub(super) fn check_dir(dir: &Path) -> Result<()> {
 }
 
 impl OutputArgs {
-    pub(super) fn check(&self) -> Result<()> {
+    /// Checks every output before any run starts: the files can be written, none names
+    /// another output or the scenario file `input`.
+    pub(super) fn check(&self, input: Option<&Path>) -> Result<()> {
+        let outputs: Vec<(&str, &Path)> = [("--json", &self.json), ("--csv", &self.csv)]
+            .into_iter()
+            .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
+            .collect();
+        let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
+        check_distinct(&outputs, &inputs)?;
         for file in [&self.json, &self.csv].into_iter().flatten() {
             check_file(file)?;
         }
