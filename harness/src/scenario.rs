@@ -1008,8 +1008,9 @@ fn transport_error(e: &cc_core::ConfigError) -> String {
     )
 }
 
-/// Folds `[link.both]` into `[link.a_to_b]` and `[link.b_to_a]` (direction tables override
-/// `both` field by field).
+/// Folds `[link.both]` into `[link.a_to_b]` and `[link.b_to_a]`: a direction's field replaces
+/// `both`'s whole (a direction's `queue = { bytes = .. }` replaces `both`'s `{ packets = .. }`
+/// rather than merging into a queue with two limits).
 fn normalize_link(doc: &mut Table) {
     let Some(Value::Table(link)) = doc.get_mut("link") else {
         return;
@@ -1020,7 +1021,9 @@ fn normalize_link(doc: &mut Table) {
     for dir in ["a_to_b", "b_to_a"] {
         let mut merged = both.clone();
         if let Some(Value::Table(own)) = link.get(dir) {
-            tomldoc::deep_merge(&mut merged, own);
+            for (field, value) in own {
+                merged.insert(field.clone(), value.clone());
+            }
         }
         link.insert(dir.to_owned(), Value::Table(merged));
     }

@@ -216,6 +216,18 @@ const CASES: &[Case] = &[
         expect: &["axis[1].name", "collide"],
     },
     Case {
+        name: "Gilbert-Elliott with three numbers",
+        files: &[],
+        args: &["run", "--gilbert-elliott", "0.01,0.1,0"],
+        expect: &["four comma-separated probabilities"],
+    },
+    Case {
+        name: "Gilbert-Elliott with a probability above 1",
+        files: &[],
+        args: &["run", "--gilbert-elliott", "0.01,2,0,0.5"],
+        expect: &["R (bad to good) = `2`", "[0, 1]"],
+    },
+    Case {
         name: "one file for two outputs",
         files: &[],
         args: &["run", "--json", "out", "--csv", "./out"],
@@ -296,6 +308,29 @@ fn a_grid_too_large_to_expand_is_refused_before_it_is_built() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("= 12800000 runs, more than 100000:"), "{err}");
+}
+
+#[test]
+fn the_documented_forms_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let quick = [
+        "--seeds",
+        "1",
+        "--duration",
+        "1s",
+        "--controllers",
+        "newreno",
+    ];
+    for extra in [
+        &["--gilbert-elliott", "0.01,0.1,0,0.5"][..],
+        // The demo's queue is a packet limit: a byte limit replaces it.
+        &["--queue-bytes", "30000"][..],
+        &["--preset", "petra-table-4.2", "--queue-bytes", "30000"][..],
+    ] {
+        let args: Vec<&str> = ["run"].iter().chain(extra).chain(&quick).copied().collect();
+        let output = run_in(dir.path(), &args);
+        assert!(output.status.success(), "{args:?}: {}", stderr(&output));
+    }
 }
 
 #[test]

@@ -6,7 +6,9 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use toml::Value;
 
-use super::overrides::{parse_bytes, parse_duration, parse_key_value, parse_knob, parse_rate};
+use super::overrides::{
+    parse_bytes, parse_duration, parse_gilbert_elliott, parse_key_value, parse_knob, parse_rate,
+};
 use crate::shard::Shard;
 
 /// `harness run`.
@@ -193,9 +195,11 @@ pub struct ScenarioArgs {
     /// Bit error rate per hop, in [0, 1).
     #[arg(long, value_name = "BER")]
     pub(super) ber: Option<f64>,
-    /// Gilbert-Elliott burst loss: P,R,LOSS_GOOD,LOSS_BAD (transition and loss probabilities).
-    #[arg(long, value_name = "P,R,LG,LB", value_delimiter = ',', num_args = 4)]
-    pub(super) gilbert_elliott: Option<Vec<f64>>,
+    /// Gilbert-Elliott burst loss: P,R,LOSS_GOOD,LOSS_BAD (good-to-bad and bad-to-good
+    /// transition probabilities, loss probability in each state; each in [0, 1]), e.g.
+    /// 0.01,0.1,0,0.5.
+    #[arg(long, value_name = "P,R,LG,LB", value_parser = parse_gilbert_elliott)]
+    pub(super) gilbert_elliott: Option<[f64; 4]>,
     /// Reordering: PROBABILITY,EXTRA_DELAY (e.g. 0.01,20ms).
     #[arg(long, value_name = "P,DELAY")]
     pub(super) reorder: Option<String>,

@@ -38,6 +38,31 @@ pub(super) fn parse_bytes(text: &str) -> std::result::Result<u64, String> {
     Ok(bytes.round() as u64)
 }
 
+/// `--gilbert-elliott P,R,LG,LB`: four probabilities, comma-separated.
+pub(super) fn parse_gilbert_elliott(text: &str) -> std::result::Result<[f64; 4], String> {
+    const NAMES: [&str; 4] = [
+        "P (good to bad)",
+        "R (bad to good)",
+        "LG (loss when good)",
+        "LB (loss when bad)",
+    ];
+    let parts: Vec<&str> = text.split(',').map(str::trim).collect();
+    if parts.len() != 4 {
+        return Err(format!(
+            "`{text}`: expected four comma-separated probabilities P,R,LG,LB, e.g. 0.01,0.1,0,0.5"
+        ));
+    }
+    let mut values = [0.0; 4];
+    for ((value, part), name) in values.iter_mut().zip(&parts).zip(NAMES) {
+        *value = part
+            .parse::<f64>()
+            .ok()
+            .filter(|v| (0.0..=1.0).contains(v))
+            .ok_or_else(|| format!("`{text}`: {name} = `{part}` is not a probability in [0, 1]"))?;
+    }
+    Ok(values)
+}
+
 pub(super) fn parse_key_value(text: &str) -> std::result::Result<(String, Value), String> {
     let (key, value) = text
         .split_once('=')
