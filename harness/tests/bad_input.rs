@@ -228,6 +228,12 @@ const CASES: &[Case] = &[
         expect: &["R (bad to good) = `2`", "[0, 1]"],
     },
     Case {
+        name: "a duration without its unit",
+        files: &[],
+        args: &["run", "--delay", "45"],
+        expect: &["--delay", "`45` has no unit", "45ms"],
+    },
+    Case {
         name: "one file for two outputs",
         files: &[],
         args: &["run", "--json", "out", "--csv", "./out"],

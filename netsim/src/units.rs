@@ -139,8 +139,8 @@ pub(crate) fn duration_from_nanos_saturating(nanos: u128) -> Duration {
     }
 }
 
-/// Parses a duration written as `"45ms"`, `"1.5s"`, `"250us"`, `"100ns"`, `"2min"` or a bare
-/// number of seconds.
+/// Parses a duration written as `"45ms"`, `"1.5s"`, `"250us"`, `"100ns"`, `"2min"` or `"1h"`.
+/// The unit is required (a bare `"45"` is an error naming the units), except for `"0"`.
 pub fn parse_duration(text: &str) -> Result<Duration, String> {
     let text = text.trim();
     let split = text
@@ -151,7 +151,15 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
         .parse()
         .map_err(|_| format!("`{text}` is not a duration such as \"45ms\""))?;
     let seconds_per_unit = match unit.trim() {
-        "" | "s" => 1.0,
+        // A bare number is ambiguous (`--delay 45`: seconds or milliseconds?); only zero,
+        // which is zero in every unit, may omit its unit.
+        "" if value == 0.0 => 1.0,
+        "" => {
+            return Err(format!(
+                "`{text}` has no unit: write {text}ms, {text}s or another unit (ns, us, ms, s, min, h)"
+            ));
+        }
+        "s" => 1.0,
         "ms" => 1e-3,
         "us" | "µs" => 1e-6,
         "ns" => 1e-9,
@@ -165,6 +173,17 @@ pub fn parse_duration(text: &str) -> Result<Duration, String> {
     };
     seconds_to_duration(value * seconds_per_unit)
         .ok_or_else(|| format!("duration `{text}` is out of range"))
+}
+
+/// Parses a duration in a format whose documented default unit is the second (netsim's trace
+/// files: `12.5` is 12.5 s): a bare number is seconds, anything else as [`parse_duration`].
+pub fn parse_seconds_or_duration(text: &str) -> Result<Duration, String> {
+    match text.trim().parse::<f64>() {
+        Ok(seconds) => {
+            seconds_to_duration(seconds).ok_or_else(|| format!("duration `{text}` is out of range"))
+        }
+        Err(_) => parse_duration(text),
+    }
 }
 
 /// `seconds` as a [`Duration`], or `None` when negative, not finite or too large.
@@ -249,7 +268,19 @@ mod tests {
     #[test]
     fn durations_parse_and_format_round_trip() {
         assert_eq!(parse_duration("45ms"), Ok(Duration::from_millis(45)));
-        assert_eq!(parse_duration("1.5"), Ok(Duration::from_millis(1500)));
+        assert_eq!(parse_duration("1.5s"), Ok(Duration::from_millis(1500)));
+        let err = parse_duration("45").unwrap_err();
+        assert!(err.contains("no unit") && err.contains("45ms"), "{err}");
+        assert_eq!(parse_duration("0"), Ok(Duration::ZERO));
+        assert_eq!(
+            super::parse_seconds_or_duration("1.5"),
+            Ok(Duration::from_millis(1500))
+        );
+        assert_eq!(
+            super::parse_seconds_or_duration("20500ms"),
+            Ok(Duration::from_millis(20500))
+        );
+        assert!(super::parse_seconds_or_duration("-1").is_err());
         assert_eq!(parse_duration("250us"), Ok(Duration::from_micros(250)));
         assert!(parse_duration("-1s").is_err());
         assert!(parse_duration("1 fortnight").is_err());

@@ -29,7 +29,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{PathSource, PathState};
 use crate::config_error::ConfigError;
-use crate::units::{format_duration, parse_duration};
+use crate::units::{format_duration, parse_seconds_or_duration};
 
 /// A parsed up/down schedule: `(start time, state)` pairs, first at 0, strictly increasing.
 ///
@@ -62,7 +62,7 @@ impl TraceSchedule {
                     format!("expected `<time> <up|down> [hops]`, found `{content}`"),
                 ));
             };
-            let at = parse_duration(time).map_err(|e| error(line_no, e))?;
+            let at = parse_seconds_or_duration(time).map_err(|e| error(line_no, e))?;
             let state = match (state, words.next()) {
                 ("down", None) => PathState::Down,
                 ("down", Some(extra)) => {
