@@ -73,6 +73,9 @@ pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(3600);
 pub const MAX_FLOWS: u32 = 64;
 /// Most seeds per grid.
 pub const MAX_SEEDS: u64 = 10_000;
+/// The smallest datagram payload a link may carry: QUIC's minimum (RFC 9000 section 14.1),
+/// below which no connection completes its handshake.
+pub const QUIC_MIN_DATAGRAM: u32 = 1200;
 /// Most points a grid may have (the product of its axes' lengths): each point is a resolved
 /// scenario held in memory, so an unbounded product would exhaust it before a run starts.
 pub const MAX_POINTS: usize = 10_000;
@@ -712,6 +715,18 @@ impl Context<'_> {
         link.a_to_b.validate("link.a_to_b").map_err(netsim_error)?;
         link.b_to_a.validate("link.b_to_a").map_err(netsim_error)?;
         link.path.validate("link.path").map_err(netsim_error)?;
+        for (name, direction) in [("link.a_to_b", &link.a_to_b), ("link.b_to_a", &link.b_to_a)] {
+            if direction.mtu < QUIC_MIN_DATAGRAM {
+                return Err(self.field_error(
+                    &format!("{name}.mtu"),
+                    format!(
+                        "{name}.mtu = {} is out of range: it must be in [{QUIC_MIN_DATAGRAM}, 65535] (QUIC needs datagrams of at least {QUIC_MIN_DATAGRAM} bytes, RFC 9000 section 14){}",
+                        direction.mtu,
+                        at()
+                    ),
+                ));
+            }
+        }
 
         if file.transfer.timeout.is_some() && file.transfer.bytes.is_none() {
             return Err(self.field_error(

@@ -234,6 +234,30 @@ const CASES: &[Case] = &[
         expect: &["--delay", "`45` has no unit", "45ms"],
     },
     Case {
+        name: "a negative rate on the command line",
+        files: &[],
+        args: &["run", "--rate", "-2Mbps"],
+        expect: &["--rate", "`-2Mbps` is not a rate"],
+    },
+    Case {
+        name: "seeds beyond the limit, with the real range",
+        files: &[],
+        args: &["run", "--seeds", "0"],
+        expect: &["1..=10000"],
+    },
+    Case {
+        name: "an MTU below QUIC's minimum in a file",
+        files: &[("s.toml", "[link.both]\nmtu = 1000\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["mtu = 1000", "[1200, 65535]", "QUIC"],
+    },
+    Case {
+        name: "a worker count beyond reason",
+        files: &[],
+        args: &["run", "--jobs", "100000"],
+        expect: &["--jobs 100000", "[1, 1024]"],
+    },
+    Case {
         name: "one file for two outputs",
         files: &[],
         args: &["run", "--json", "out", "--csv", "./out"],

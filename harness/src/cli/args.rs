@@ -141,26 +141,26 @@ pub struct ScenarioArgs {
     /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).
     #[arg(long = "set", value_name = "NAME.KNOB=VALUE", value_parser = parse_knob)]
     pub(super) set: Vec<(String, String, Value)>,
-    /// Number of seeds: runs seeds 1..=N (default 3).
-    #[arg(long, value_name = "N", conflicts_with = "seed")]
+    /// Number of seeds: runs seeds 1..=N (default 3; at most 10000).
+    #[arg(long, value_name = "N", conflicts_with = "seed", value_parser = clap::value_parser!(u32).range(1..=crate::scenario::MAX_SEEDS as i64), allow_hyphen_values = true)]
     pub(super) seeds: Option<u32>,
     /// Explicit seeds, comma-separated, e.g. --seed 7,8,9.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(super) seed: Option<Vec<u64>>,
     /// Each flow sends for this long (link time), e.g. 60s, 1.5min (default 60s).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "bytes")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "bytes", allow_hyphen_values = true)]
     pub(super) duration: Option<Duration>,
     /// Each flow sends this many bytes instead (k, M, G suffixes: 10M = 10,000,000).
-    #[arg(long, value_name = "BYTES", value_parser = parse_bytes)]
+    #[arg(long, value_name = "BYTES", value_parser = parse_bytes, allow_hyphen_values = true)]
     pub(super) bytes: Option<u64>,
     /// With --bytes: fail a run that has not finished after this much link time (default 1h).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "bytes")]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, requires = "bytes", allow_hyphen_values = true)]
     pub(super) timeout: Option<Duration>,
     /// Concurrent flows (connections) sharing the path, 1 to 64 (default 1).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(1..=crate::scenario::MAX_FLOWS as i64))]
     pub(super) flows: Option<u32>,
     /// Flow i starts i x this after flow 0 (default 0s).
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) flow_stagger: Option<Duration>,
     /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs
     /// take their duration in wall time and are not bit-reproducible.
@@ -171,67 +171,73 @@ pub struct ScenarioArgs {
     #[arg(long, value_enum)]
     pub(super) receiver: Option<ReceiverArg>,
     /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).
-    #[arg(long, value_name = "RATE", value_parser = parse_rate)]
+    #[arg(long, value_name = "RATE", value_parser = parse_rate, allow_hyphen_values = true)]
     pub(super) rate: Option<String>,
     /// One-way propagation delay per hop, both directions, e.g. 45ms.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) delay: Option<Duration>,
     /// Maximum extra delay per datagram (uniform), e.g. 5ms.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) jitter: Option<Duration>,
     /// Drop-tail queue limit in datagrams.
-    #[arg(long, value_name = "N", conflicts_with = "queue_bytes")]
+    #[arg(
+        long,
+        value_name = "N",
+        conflicts_with = "queue_bytes",
+        allow_hyphen_values = true
+    )]
     pub(super) queue_packets: Option<u64>,
     /// Drop-tail queue limit in wire bytes.
-    #[arg(long, value_name = "BYTES")]
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true)]
     pub(super) queue_bytes: Option<u64>,
-    /// Largest datagram payload the link carries, bytes (default 1472).
-    #[arg(long, value_name = "BYTES")]
+    /// Largest datagram payload the link carries, bytes (default 1472; QUIC needs at least
+    /// 1200).
+    #[arg(long, value_name = "BYTES", allow_hyphen_values = true, value_parser = clap::value_parser!(u32).range(crate::scenario::QUIC_MIN_DATAGRAM as i64..=65_535))]
     pub(super) mtu: Option<u32>,
     /// Packet error rate per hop, in [0, 1]; with --ber/--gilbert-elliott replaces the
     /// scenario's error layers in both directions.
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
     pub(super) per: Option<f64>,
     /// Bit error rate per hop, in [0, 1).
-    #[arg(long, value_name = "BER")]
+    #[arg(long, value_name = "BER", allow_hyphen_values = true)]
     pub(super) ber: Option<f64>,
     /// Gilbert-Elliott burst loss: P,R,LOSS_GOOD,LOSS_BAD (good-to-bad and bad-to-good
     /// transition probabilities, loss probability in each state; each in [0, 1]), e.g.
     /// 0.01,0.1,0,0.5.
-    #[arg(long, value_name = "P,R,LG,LB", value_parser = parse_gilbert_elliott)]
+    #[arg(long, value_name = "P,R,LG,LB", value_parser = parse_gilbert_elliott, allow_hyphen_values = true)]
     pub(super) gilbert_elliott: Option<[f64; 4]>,
     /// Reordering: PROBABILITY,EXTRA_DELAY (e.g. 0.01,20ms).
-    #[arg(long, value_name = "P,DELAY")]
+    #[arg(long, value_name = "P,DELAY", allow_hyphen_values = true)]
     pub(super) reorder: Option<String>,
     /// Probability of delivering a datagram twice, in [0, 1].
-    #[arg(long, value_name = "P")]
+    #[arg(long, value_name = "P", allow_hyphen_values = true)]
     pub(super) duplicate: Option<f64>,
     /// Path model (replaces the scenario's path model with its defaults).
     #[arg(long, value_enum)]
     pub(super) path: Option<PathModel>,
     /// Mobility: node speed in m/s, one value or MIN-MAX (e.g. 20 or 5-30).
-    #[arg(long, value_name = "M/S")]
+    #[arg(long, value_name = "M/S", allow_hyphen_values = true)]
     pub(super) speed: Option<String>,
     /// Mobility: pause at each waypoint, e.g. 30s.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) pause: Option<Duration>,
     /// Mobility: number of nodes (2 to 10000).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(super) nodes: Option<u32>,
     /// Mobility: terrain WIDTHxHEIGHT in metres, e.g. 1200x1200.
-    #[arg(long, value_name = "WxH")]
+    #[arg(long, value_name = "WxH", allow_hyphen_values = true)]
     pub(super) area: Option<String>,
     /// Mobility: radio range in metres.
-    #[arg(long, value_name = "METRES")]
+    #[arg(long, value_name = "METRES", allow_hyphen_values = true)]
     pub(super) radio_range: Option<f64>,
     /// On/off: mean up period.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) mean_up: Option<Duration>,
     /// On/off: mean outage before repair.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) mean_down: Option<Duration>,
     /// On/off: route-repair delay added to every outage.
-    #[arg(long, value_name = "DURATION", value_parser = parse_duration)]
+    #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) repair_delay: Option<Duration>,
     /// Replay an up/down trace file (`<time> <up|down> [hops]` per line) as the path model.
     #[arg(long, value_name = "FILE")]
@@ -249,13 +255,13 @@ pub struct ScenarioArgs {
     #[arg(long = "ns3", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub(super) ns3: Vec<(String, Value)>,
     /// quinn's max_idle_timeout: "off" (default) or a duration.
-    #[arg(long, value_name = "off|DURATION")]
+    #[arg(long, value_name = "off|DURATION", allow_hyphen_values = true)]
     pub(super) idle_timeout: Option<String>,
     /// quinn's packet threshold (also given to the ports' loss classifier; default 3).
-    #[arg(long, value_name = "N")]
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
     pub(super) packet_threshold: Option<u32>,
     /// quinn's time threshold (also given to the ports' loss classifier; default 1.125).
-    #[arg(long, value_name = "X")]
+    #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub(super) time_threshold: Option<f32>,
 }
 

@@ -51,6 +51,10 @@ pub(super) fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]
     Ok(())
 }
 
+/// Most worker threads `--jobs` accepts: far above any machine's cores, far below what would
+/// exhaust threads or memory (each worker runs a tokio runtime).
+const MAX_JOBS: usize = 1024;
+
 /// Checks that `path` can be written before any run starts (creating nothing but the file).
 pub(super) fn check_file(path: &Path) -> Result<()> {
     std::fs::OpenOptions::new()
@@ -91,10 +95,12 @@ impl OutputArgs {
                 "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
             ));
         }
-        if self.jobs == Some(0) {
-            return Err(HarnessError::bad_input(
-                "--jobs 0: at least one worker is needed",
-            ));
+        if let Some(jobs) = self.jobs
+            && !(1..=MAX_JOBS).contains(&jobs)
+        {
+            return Err(HarnessError::bad_input(format!(
+                "--jobs {jobs}: a worker count must be in [1, {MAX_JOBS}]"
+            )));
         }
         Ok(())
     }
