@@ -73,7 +73,7 @@ fn field(line: &str, name: &str) -> u64 {
 
 #[test]
 fn completes_a_4mb_transfer_on_a_clean_link() {
-    let (report, trace) = transfer(link(PathModelConfig::AlwaysUp));
+    let (report, trace) = transfer(link(PathModelConfig::AlwaysUp {}));
     assert!(report.intact, "bytes verified");
     assert_eq!(report.bytes_received, BYTES);
     assert!(

@@ -82,7 +82,7 @@ async fn bulk_for(link: LinkConfig, seed: u64, duration: Duration) {
 }
 
 async fn request_response(seed: u64, rounds: usize) {
-    let pair = pair(link(0.03, PathModelConfig::AlwaysUp), seed);
+    let pair = pair(link(0.03, PathModelConfig::AlwaysUp {}), seed);
     let (client, server) = pair.connect().await.expect("connect");
     let responder = tokio::spawn(async move {
         while let Ok((mut send, mut recv)) = server.accept_bi().await {
@@ -113,7 +113,11 @@ fn classifier_agrees_with_quinns_loss_detection() {
     let mut total = Agreement::default();
     let mut report = Vec::new();
     for seed in 1..=3 {
-        let a = scored(bulk(link(0.02, PathModelConfig::AlwaysUp), seed, 3_000_000));
+        let a = scored(bulk(
+            link(0.02, PathModelConfig::AlwaysUp {}),
+            seed,
+            3_000_000,
+        ));
         report.push(format!("bulk PER 2%      seed {seed}: {a}"));
         total.add(&a);
     }

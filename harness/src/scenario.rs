@@ -119,7 +119,10 @@ struct ScenarioFile {
 }
 
 #[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a number of seeds such as 5 or a list such as [1, 2, 3]"
+)]
 enum Seeds {
     Count(i64),
     List(Vec<i64>),
@@ -366,12 +369,35 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         Value::Table(doc.clone())
             .try_into::<ScenarioFile>()
             .map_err(|e| {
-                let flags: Vec<&str> = overrides.iter().map(|o| o.flag.as_str()).collect();
+                let message = e.message().trim();
+                // The option that set the field serde names, when one did (`unknown field
+                // `max_speed``: `--speed`); else every option given, once each.
+                let culprit = message
+                    .split('`')
+                    .nth(1)
+                    .and_then(|field| {
+                        overrides.iter().rev().find(|o| {
+                            o.value.is_some()
+                                && (o.key == field || o.key.ends_with(&format!(".{field}")))
+                        })
+                    })
+                    .map(|o| o.flag.clone());
+                let flags = culprit.unwrap_or_else(|| {
+                    let mut flags: Vec<&str> = Vec::new();
+                    for o in overrides {
+                        if !flags.contains(&o.flag.as_str()) {
+                            flags.push(&o.flag);
+                        }
+                    }
+                    flags.join(", ")
+                });
+                let message = message.replace(
+                    ", there are no fields",
+                    " (this path model has no settings)",
+                );
                 HarnessError::bad_input(format!(
-                    "command-line options ({}) applied to {}: {}",
-                    flags.join(", "),
-                    source.name,
-                    e.message().trim()
+                    "{flags}: does not apply to {}: {message}",
+                    source.name
                 ))
             })?
     };

@@ -6,7 +6,10 @@ use std::time::Duration;
 use serde::{Deserialize, Deserializer, Serializer};
 
 #[derive(Deserialize)]
-#[serde(untagged)]
+#[serde(
+    untagged,
+    expecting = "expected a duration such as \"45ms\" or a number of seconds"
+)]
 enum Repr {
     Seconds(f64),
     Text(String),

@@ -258,6 +258,39 @@ const CASES: &[Case] = &[
         expect: &["--jobs 100000", "[1, 1024]"],
     },
     Case {
+        name: "a setting beside a path model without settings",
+        files: &[(
+            "s.toml",
+            "[link.path]\nmodel = \"always_up\"\nmean_up = \"10s\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["link.path", "unknown field `mean_up`"],
+    },
+    Case {
+        name: "a flag that does not apply to the path model",
+        files: &[],
+        args: &["run", "--path", "always-up", "--speed", "5"],
+        expect: &["--speed: does not apply", "`max_speed`", "no settings"],
+    },
+    Case {
+        name: "a mobility flag on the on-off model",
+        files: &[],
+        args: &["run", "--path", "on-off", "--pause", "5s"],
+        expect: &["--pause: does not apply", "`pause`", "mean_up"],
+    },
+    Case {
+        name: "a duration of the wrong type, in plain words",
+        files: &[("s.toml", "[link.both]\ndelay = true\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["link.both.delay", "expected a duration such as"],
+    },
+    Case {
+        name: "seeds of the wrong type, in plain words",
+        files: &[("s.toml", "seeds = \"x\"\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["seeds", "expected a number of seeds"],
+    },
+    Case {
         name: "one file for two outputs",
         files: &[],
         args: &["run", "--json", "out", "--csv", "./out"],
@@ -301,6 +334,11 @@ fn every_malformed_input_exits_2_with_a_message_naming_the_problem() {
             );
         }
         assert!(!err.contains("panicked"), "{}: panic:\n{err}", case.name);
+        assert!(
+            !err.contains("untagged enum"),
+            "{}: serde's words:\n{err}",
+            case.name
+        );
         assert!(
             output.stdout.is_empty(),
             "{}: no table on bad input",

@@ -117,7 +117,10 @@ impl Serialize for Rate {
 impl<'de> Deserialize<'de> for Rate {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         #[derive(Deserialize)]
-        #[serde(untagged)]
+        #[serde(
+            untagged,
+            expecting = "expected a rate such as \"2Mbps\" or a number of bits per second"
+        )]
         enum Repr {
             Bps(u64),
             Text(String),
@@ -221,7 +224,10 @@ pub mod serde_duration {
     /// Reads `"45ms"`-style text or a number of seconds.
     pub fn deserialize<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Duration, D::Error> {
         #[derive(Deserialize)]
-        #[serde(untagged)]
+        #[serde(
+            untagged,
+            expecting = "expected a duration such as \"45ms\" or a number of seconds"
+        )]
         enum Repr {
             Seconds(f64),
             Text(String),

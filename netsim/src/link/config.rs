@@ -187,7 +187,7 @@ impl LinkConfig {
         Self {
             a_to_b: direction.clone(),
             b_to_a: direction,
-            path: PathModelConfig::AlwaysUp,
+            path: PathModelConfig::AlwaysUp {},
         }
     }
 

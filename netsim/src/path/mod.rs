@@ -64,12 +64,12 @@ pub(crate) trait PathSource: Send + std::fmt::Debug {
 /// `path = { model = "on_off", mean_up = "10s", mean_down = "2s", repair_delay = "500ms" }`,
 /// `path = { model = "mobility", min_speed = 5.0, max_speed = 5.0 }`, or
 /// `path = { model = "trace", schedule = "0 up\n10 down\n12 up\n" }`.
-#[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
-#[serde(tag = "model", rename_all = "snake_case")]
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
 pub enum PathModelConfig {
-    /// A single-hop path that never breaks (the default).
-    #[default]
-    AlwaysUp,
+    /// A single-hop path that never breaks (the default). It has no parameters: a field beside
+    /// `model = "always_up"` is an error, not silently ignored.
+    AlwaysUp {},
     /// Exponential up and down periods plus a route-repair delay.
     OnOff(OnOffConfig),
     /// Random-waypoint mobility with shortest-hop routing between a source and a sink.
@@ -78,11 +78,18 @@ pub enum PathModelConfig {
     Trace(TraceConfig),
 }
 
+impl Default for PathModelConfig {
+    /// [`Self::AlwaysUp`].
+    fn default() -> Self {
+        Self::AlwaysUp {}
+    }
+}
+
 impl PathModelConfig {
     /// Checks the model's parameters; `field` is the path of this config, e.g. `path`.
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
         match self {
-            Self::AlwaysUp => Ok(()),
+            Self::AlwaysUp {} => Ok(()),
             Self::OnOff(config) => config.validate(field),
             Self::Mobility(config) => config.validate(field),
             Self::Trace(config) => config.validate(field),
@@ -93,7 +100,7 @@ impl PathModelConfig {
     /// [`crate::link::LinkConfig`] for the formulas); 1 for single-hop models.
     pub fn interference_hops(&self) -> u32 {
         match self {
-            Self::AlwaysUp | Self::OnOff(_) => 1,
+            Self::AlwaysUp {} | Self::OnOff(_) => 1,
             Self::Mobility(config) => config.interference_hops,
             Self::Trace(config) => config.interference_hops,
         }
@@ -102,7 +109,7 @@ impl PathModelConfig {
     /// Builds the segment generator, seeded from `seed` (the path's sub-seed).
     pub(crate) fn source(&self, seed: u64) -> Box<dyn PathSource> {
         match self {
-            Self::AlwaysUp => Box::new(always_up::AlwaysUp),
+            Self::AlwaysUp {} => Box::new(always_up::AlwaysUp),
             Self::OnOff(config) => Box::new(on_off::OnOffSource::new(config.clone(), seed)),
             Self::Mobility(config) => Box::new(mobility::MobilitySource::new(config.clone(), seed)),
             Self::Trace(config) => Box::new(trace::TraceSource::new(config.schedule.clone())),
