@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
-use super::output::{check_dir, check_distinct, check_file};
+use super::output::{check_dir, check_distinct, check_file, given};
 use super::{failed, print_stdout};
 use crate::error::{HarnessError, Result};
 use crate::report::{self, ReportMeta};
@@ -42,14 +42,11 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
 
 pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     let files = crate::merge::collect_files(&args.inputs)?;
-    let outputs: Vec<(&str, &Path)> = [
+    let outputs = given(&[
         ("--json", &args.json),
         ("--csv", &args.csv),
         ("--jsonl", &args.jsonl),
-    ]
-    .into_iter()
-    .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
-    .collect();
+    ]);
     let inputs: Vec<(&str, &Path)> = files
         .iter()
         .map(|f| ("a merged file", f.as_path()))

@@ -28,6 +28,14 @@ fn resolved(path: &Path) -> PathBuf {
     }
 }
 
+/// The options that were given, as (flag, path).
+pub(super) fn given<'a>(options: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a str, &'a Path)> {
+    options
+        .iter()
+        .filter_map(|&(flag, path)| path.as_deref().map(|p| (flag, p)))
+        .collect()
+}
+
 /// Refuses outputs that would overwrite each other or an input: two output flags naming one
 /// file (`--json x --csv x`), or an output naming an input file (the scenario file, a result
 /// file being merged). Each entry is (flag, path).
@@ -78,10 +86,7 @@ impl OutputArgs {
     /// Checks every output before any run starts: the files can be written, none names
     /// another output or the scenario file `input`.
     pub(super) fn check(&self, input: Option<&Path>) -> Result<()> {
-        let outputs: Vec<(&str, &Path)> = [("--json", &self.json), ("--csv", &self.csv)]
-            .into_iter()
-            .filter_map(|(flag, path)| path.as_deref().map(|p| (flag, p)))
-            .collect();
+        let outputs = given(&[("--json", &self.json), ("--csv", &self.csv)]);
         let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
         check_distinct(&outputs, &inputs)?;
         for file in [&self.json, &self.csv].into_iter().flatten() {
