@@ -5,6 +5,9 @@
 
 use serde::{Deserialize, Serialize};
 
+/// Most shards a grid may be cut into: one run each at the largest grid.
+pub const MAX_SHARDS: usize = crate::scenario::MAX_RUNS;
+
 /// A slice `index` of `count` (`--shard 2/8`, 0-based).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Shard {
@@ -34,6 +37,12 @@ impl std::str::FromStr for Shard {
         let count: usize = n.trim().parse().map_err(|_| err())?;
         if count == 0 || index >= count {
             return Err(err());
+        }
+        if count > MAX_SHARDS {
+            return Err(format!(
+                "`{text}`: at most {MAX_SHARDS} shards (a grid has at most {} runs)",
+                crate::scenario::MAX_RUNS
+            ));
         }
         Ok(Self { index, count })
     }

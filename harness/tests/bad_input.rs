@@ -291,6 +291,24 @@ const CASES: &[Case] = &[
         expect: &["seeds", "expected a number of seeds"],
     },
     Case {
+        name: "an astronomical speed",
+        files: &[],
+        args: &["run", "--speed", "1e9"],
+        expect: &["min_speed", "at most 1000 m/s"],
+    },
+    Case {
+        name: "an astronomical terrain",
+        files: &[],
+        args: &["run", "--area", "1e9x100"],
+        expect: &["area_width", "at most 1000000 m"],
+    },
+    Case {
+        name: "an astronomical shard count",
+        files: &[],
+        args: &["sweep", "--out", "r", "--shard", "0/1000000000"],
+        expect: &["at most 100000 shards"],
+    },
+    Case {
         name: "one file for two outputs",
         files: &[],
         args: &["run", "--json", "out", "--csv", "./out"],

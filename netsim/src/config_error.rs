@@ -82,3 +82,24 @@ pub(crate) fn check_positive(field: &str, value: f64) -> Result<(), ConfigError>
         Err(ConfigError::out_of_range(field, value, "finite and > 0"))
     }
 }
+
+/// Checks that `value` is finite, positive (as [`check_positive`]) and at most `max` (`unit`
+/// names what it counts): a bound far beyond any modelled network, so that a typo (`1e30`) is
+/// an error, not a run.
+pub(crate) fn check_positive_at_most(
+    field: &str,
+    value: f64,
+    max: f64,
+    unit: &str,
+) -> Result<(), ConfigError> {
+    check_positive(field, value)?;
+    if value <= max {
+        Ok(())
+    } else {
+        Err(ConfigError::out_of_range(
+            field,
+            value,
+            format!("at most {max} {unit}"),
+        ))
+    }
+}

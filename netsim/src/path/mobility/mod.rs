@@ -35,7 +35,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::{PathSource, PathState};
-use crate::config_error::{ConfigError, check_positive};
+use crate::config_error::{ConfigError, check_positive, check_positive_at_most};
 use crate::seed::SimRng;
 use crate::units::serde_duration;
 use waypoint::Waypoints;
@@ -53,6 +53,10 @@ pub enum RoutePolicy {
 
 /// Largest node count accepted: each step costs O(nodes^2).
 const MAX_NODES: u32 = 10_000;
+/// Longest terrain side and radio range, metres (1000 km: far beyond any MANET).
+const MAX_AREA_SIDE: f64 = 1e6;
+/// Fastest node, m/s (1000 m/s: beyond any vehicle a MANET study models).
+const MAX_SPEED: f64 = 1000.0;
 
 /// Parameters of the random-waypoint mobility model. Distances in metres, speeds in m/s.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -135,10 +139,10 @@ impl MobilityConfig {
                 format!("in [2, {MAX_NODES}]"),
             ));
         }
-        check_positive(&f("area_width"), self.area_width)?;
-        check_positive(&f("area_height"), self.area_height)?;
-        check_positive(&f("min_speed"), self.min_speed)?;
-        check_positive(&f("max_speed"), self.max_speed)?;
+        check_positive_at_most(&f("area_width"), self.area_width, MAX_AREA_SIDE, "m")?;
+        check_positive_at_most(&f("area_height"), self.area_height, MAX_AREA_SIDE, "m")?;
+        check_positive_at_most(&f("min_speed"), self.min_speed, MAX_SPEED, "m/s")?;
+        check_positive_at_most(&f("max_speed"), self.max_speed, MAX_SPEED, "m/s")?;
         if self.max_speed < self.min_speed {
             return Err(ConfigError::out_of_range(
                 f("max_speed"),
@@ -146,7 +150,7 @@ impl MobilityConfig {
                 format!(">= min_speed ({})", self.min_speed),
             ));
         }
-        check_positive(&f("radio_range"), self.radio_range)?;
+        check_positive_at_most(&f("radio_range"), self.radio_range, MAX_AREA_SIDE, "m")?;
         check_positive(&f("step"), self.step.as_secs_f64())?;
         let last = self.nodes - 1;
         if self.source > last {
