@@ -4,7 +4,7 @@ use crate::AbraConfig;
 use crate::backoff::SrttRange;
 use cc_core::{
     AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch,
-    RenoGrowth, Window, scale, trace,
+    RenoGrowth, TimeoutReading, Window, scale, trace,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -151,7 +151,7 @@ impl Abra {
     pub fn react(&mut self, signal: LossSignal, now: Instant) -> AbraDecision {
         let before = self.window.cwnd();
         let factor = self.config.loss_reduction_factor();
-        let decision = if signal.is_persistent() {
+        let decision = if signal.is_timeout() {
             self.stats.persistent_congestion += 1;
             match &mut self.saved {
                 // Another timeout before the route came back: the saved state is the one from
@@ -261,6 +261,7 @@ impl Abra {
 
 impl CongestionAlgorithm for Abra {
     const NAME: &'static str = "abra";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
     fn on_ack(&mut self, ack: &AckSample) {
         // Section 5 step 2: the smoothed RTT (quinn's, RFC 9002 section 5.3), feeding min_srtt,

@@ -95,13 +95,7 @@ fn backoff_stays_in_range_and_restores_follow_the_rule() {
                     let sent = now
                         .checked_sub(Duration::from_millis(u64::from(ago)))
                         .unwrap_or(now);
-                    a.on_congestion(&CongestionEvent {
-                        now,
-                        sent,
-                        lost_bytes: 1200,
-                        signal,
-                        determined: true,
-                    });
+                    a.on_congestion(&CongestionEvent::determined(now, sent, 1200, signal));
                 }
             }
             let b = a.backoff();

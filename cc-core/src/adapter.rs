@@ -29,7 +29,7 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
     pub fn new(algorithm: A, signal: SignalConfig) -> Self {
         Self {
             algorithm,
-            classifier: LossClassifier::new(signal),
+            classifier: LossClassifier::with_default_reading(signal, A::TIMEOUT_READING),
         }
     }
 
@@ -56,7 +56,7 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
 
     /// `on_sent`, as quinn calls it.
     pub fn handle_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {
-        self.classifier.on_sent(now, last_packet_number);
+        self.classifier.on_sent(now, bytes, last_packet_number);
         self.algorithm.on_sent(now, bytes, last_packet_number);
     }
 
@@ -87,7 +87,8 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
         app_limited: bool,
         largest_packet_num_acked: Option<u64>,
     ) {
-        self.classifier.on_end_acks(now, largest_packet_num_acked);
+        self.classifier
+            .on_end_acks(now, in_flight, largest_packet_num_acked);
         self.algorithm.on_end_acks(&AckRoundEnd {
             now,
             in_flight,
@@ -114,6 +115,7 @@ impl<A: CongestionAlgorithm> QuinnAdapter<A> {
             lost_bytes,
             signal: c.signal,
             determined: c.determined,
+            persistent: c.persistent,
         });
     }
 }

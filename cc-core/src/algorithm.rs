@@ -16,6 +16,10 @@ pub trait CongestionAlgorithm: Clone + Debug + Send + Sync + 'static {
     /// A short name for tracing and reports (`"karak"`, `"petra"`, ...).
     const NAME: &'static str;
 
+    /// Which QUIC event this algorithm reads as its paper's TCP timeout unless the
+    /// [`crate::SignalConfig`] says otherwise (docs/DESIGN.md section 3 gives each port's reason).
+    const TIMEOUT_READING: crate::TimeoutReading;
+
     /// A transmit pass sent `bytes`, the last packet numbered `last_packet_number` (quinn's
     /// `on_sent`; quinn calls it once per transmit pass, not per datagram).
     fn on_sent(&mut self, now: Instant, bytes: u64, last_packet_number: u64) {

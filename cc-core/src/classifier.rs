@@ -21,7 +21,7 @@
 //! [`Ledger::assign_acks`]) and counts the event as undetermined.
 
 use crate::ledger::Ledger;
-use crate::{LossSignal, SignalConfig};
+use crate::{LossSignal, SignalConfig, TimeoutReading};
 use std::time::Duration;
 use std::time::Instant;
 
@@ -29,20 +29,35 @@ use std::time::Instant;
 const TIMER_GRANULARITY: Duration = Duration::from_millis(1);
 
 /// Counters of what the classifier decided.
+///
+/// The class counters (`fast_retransmit`, `timeout0` .. `timeout_other`, `ecn`) count the
+/// signals handed to the algorithm under the [`TimeoutReading`] in force; `time_threshold`,
+/// `persistent` and `after_probe_timeout` count what QUIC's loss detection did, whatever the
+/// reading.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SignalStats {
     /// Events classified `FastRetransmit`.
     pub fast_retransmit: u64,
+    /// Events classified `Timeout { dup_acks: 0 }`.
+    pub timeout0: u64,
     /// Events classified `Timeout { dup_acks: 1 }`.
     pub timeout1: u64,
     /// Events classified `Timeout { dup_acks: 2 }`.
     pub timeout2: u64,
-    /// Events classified `Timeout` with another non-zero `dup_acks` (packet threshold > 3).
+    /// Events classified `Timeout` with `dup_acks` above 2.
     pub timeout_other: u64,
-    /// Persistent congestion (`Timeout { dup_acks: 0 }`).
-    pub persistent: u64,
     /// ECN congestion-experienced events.
     pub ecn: u64,
+    /// Loss events whose largest lost packet the time threshold declared (`d` below the packet
+    /// threshold): reading (A)'s timeouts other than persistent congestion.
+    pub time_threshold: u64,
+    /// Persistent-congestion events (quinn's flag).
+    pub persistent: u64,
+    /// Probe timeouts the classifier inferred (quinn 0.11 does not report them).
+    pub probe_timeouts: u64,
+    /// Loss events whose largest lost packet was sent before an inferred probe timeout and
+    /// declared before anything sent since was acknowledged: reading (B)'s timeouts.
+    pub after_probe_timeout: u64,
     /// Events whose class the callbacks did not determine (the class is a best reading).
     pub undetermined: u64,
     /// Batches the bounded ledger forgot while they still had outstanding packets.
@@ -53,25 +68,29 @@ impl SignalStats {
     /// All events counted.
     pub fn total(&self) -> u64 {
         self.fast_retransmit
+            + self.timeout0
             + self.timeout1
             + self.timeout2
             + self.timeout_other
-            + self.persistent
             + self.ecn
     }
 
-    fn count(&mut self, signal: LossSignal, determined: bool) {
-        match signal {
+    fn count(&mut self, c: &Classification) {
+        match c.signal {
             LossSignal::FastRetransmit => self.fast_retransmit += 1,
-            LossSignal::Timeout { dup_acks: 0 } => self.persistent += 1,
+            LossSignal::Timeout { dup_acks: 0 } => self.timeout0 += 1,
             LossSignal::Timeout { dup_acks: 1 } => self.timeout1 += 1,
             LossSignal::Timeout { dup_acks: 2 } => self.timeout2 += 1,
             LossSignal::Timeout { .. } => self.timeout_other += 1,
             LossSignal::Ecn => self.ecn += 1,
         }
-        if !determined {
+        if !c.determined {
             self.undetermined += 1;
         }
+        let d = c.detected;
+        self.time_threshold += u64::from(!c.persistent && d.dup_acks().is_some_and(|d| d > 0));
+        self.persistent += u64::from(c.persistent);
+        self.after_probe_timeout += u64::from(c.after_probe_timeout);
     }
 }
 
@@ -93,12 +112,41 @@ pub struct Classification {
     pub largest_acked: Option<u64>,
     /// The lost packet number the classifier settled on, where it found one.
     pub lost_pn: Option<u64>,
+    /// The class by distance, reading (A): `FastRetransmit` when `d >= packet_threshold`,
+    /// `Timeout { dup_acks: d }` for a time-threshold loss, `Timeout { dup_acks: 0 }` for
+    /// persistent congestion. This is what the ground-truth tests check.
+    pub detected: LossSignal,
+    /// Whether quinn's callbacks admit only `detected`.
+    pub detected_determined: bool,
+    /// quinn flagged the event as persistent congestion.
+    pub persistent: bool,
+    /// The largest lost packet was sent before an inferred probe timeout (see
+    /// [`LossClassifier`]).
+    pub after_probe_timeout: bool,
 }
 
 /// Turns the stream of quinn callbacks into classified loss signals.
+///
+/// **Probe timeouts.** quinn 0.11 does not tell a controller that its probe timeout (PTO,
+/// RFC 9002 section 6.2) fired, and [`TimeoutReading::ProbeTimeout`] needs to know. The
+/// classifier infers it from what a PTO leaves in the callbacks: quinn sends its probes on a
+/// timer, not in answer to an acknowledgement, and regardless of the congestion window. A
+/// transmit pass is read as a probe when
+/// - it comes at least `smoothed RTT + max_ack_delay + 1 ms` (a lower bound of quinn's PTO)
+///   after the previous one,
+/// - no ACK frame and no congestion event came within 1 ms before it (a send those trigger is
+///   theirs), and
+/// - ack-eliciting packets were outstanding: quinn's bytes in flight at the last ACK frame were
+///   not zero, or a full-size datagram (1200 bytes or more: an ACK-only packet is far smaller)
+///   was sent since.
+///
+/// The approximation misses a PTO whose probes quinn could not send, and counts a send after an
+/// idle period of that length with packets outstanding (an application write while the path
+/// is silent); the ground-truth tests measure both against quinn's own `PTO fired` records.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LossClassifier {
     config: SignalConfig,
+    reading: TimeoutReading,
     ledger: Ledger,
     /// Largest acknowledged packet number (quinn's `largest_acked_packet`).
     largest_acked: Option<u64>,
@@ -108,22 +156,62 @@ pub struct LossClassifier {
     have_sample: bool,
     /// Bounds on quinn's conservative RTT as of the last processed frame.
     rtt: Option<ConservativeRtt>,
+    /// quinn's smoothed RTT as last shown in `on_ack`.
+    smoothed: Option<Duration>,
     /// Whether any `on_ack` arrived in the frame being processed.
     frame_acked: bool,
+    /// The latest send time of a packet the frame being processed acknowledged.
+    frame_newest_sent: Option<Instant>,
+    /// The previous transmit pass: its time and last packet number.
+    last_send: Option<(Instant, u64)>,
+    /// When the last ACK frame and the last congestion event came.
+    last_ack_frame: Option<Instant>,
+    last_event: Option<Instant>,
+    /// quinn's bytes in flight at the last ACK frame.
+    in_flight_at_ack: u64,
+    /// A full-size datagram was sent after the last ACK frame.
+    full_sent_since_ack: bool,
+    /// When the latest inferred probe timeout fired, until something sent since is
+    /// acknowledged.
+    probe_timeout: Option<Instant>,
+    /// Something sent at or after `probe_timeout` was acknowledged: the episode ends once this
+    /// frame's congestion events have been classified.
+    probe_answered: bool,
     stats: SignalStats,
 }
 
+/// QUIC's smallest datagram carrying an ack-eliciting Initial packet (RFC 9000 section 14.1),
+/// and quinn's probe size: a transmit pass at least this large is taken as ack-eliciting.
+const FULL_DATAGRAM: u64 = 1200;
+
 impl LossClassifier {
-    /// A classifier with the given thresholds (which must match quinn's `TransportConfig`).
+    /// A classifier with the given thresholds (which must match quinn's `TransportConfig`),
+    /// reading timeouts as [`TimeoutReading::TimeThreshold`] unless `config` names a reading.
     pub fn new(config: SignalConfig) -> Self {
+        Self::with_default_reading(config, TimeoutReading::TimeThreshold)
+    }
+
+    /// A classifier that reads timeouts as `config` says, or as `default` if it names none
+    /// (a port passes its own [`crate::CongestionAlgorithm::TIMEOUT_READING`]).
+    pub fn with_default_reading(config: SignalConfig, default: TimeoutReading) -> Self {
         Self {
             ledger: Ledger::new(config.ledger_packets(), config.ledger_batches()),
+            reading: config.timeout_reading().unwrap_or(default),
             config,
             largest_acked: None,
             frame_rtt: None,
             have_sample: false,
             rtt: None,
+            smoothed: None,
             frame_acked: false,
+            frame_newest_sent: None,
+            last_send: None,
+            last_ack_frame: None,
+            last_event: None,
+            in_flight_at_ack: 0,
+            full_sent_since_ack: false,
+            probe_timeout: None,
+            probe_answered: false,
             stats: SignalStats::default(),
         }
     }
@@ -131,6 +219,11 @@ impl LossClassifier {
     /// The settings in use.
     pub fn config(&self) -> &SignalConfig {
         &self.config
+    }
+
+    /// The timeout reading in force.
+    pub fn reading(&self) -> TimeoutReading {
+        self.reading
     }
 
     /// What has been classified so far.
@@ -146,31 +239,90 @@ impl LossClassifier {
         self.largest_acked
     }
 
+    /// When the probe timeout of the current episode fired, if one was inferred and nothing
+    /// sent since has been acknowledged.
+    pub fn probe_timeout(&self) -> Option<Instant> {
+        self.probe_timeout
+    }
+
     /// The ledger (for inspection and memory accounting).
     pub fn ledger(&self) -> &Ledger {
         &self.ledger
     }
 
-    /// quinn's `on_sent`: a transmit pass at `now` whose last packet number is `last_pn`.
-    pub fn on_sent(&mut self, now: Instant, last_pn: u64) {
+    /// quinn's `on_sent`: a transmit pass of `bytes` at `now` whose last packet number is
+    /// `last_pn`.
+    pub fn on_sent(&mut self, now: Instant, bytes: u64, last_pn: u64) {
+        self.end_answered_episode();
+        if let Some((previous, _)) = self.last_send
+            && self.is_probe(now, previous)
+        {
+            self.probe_timeout = Some(now);
+            self.stats.probe_timeouts += 1;
+            tracing::debug!(
+                target: "cc",
+                silent_us = now.saturating_duration_since(previous).as_micros() as u64,
+                "probe timeout inferred"
+            );
+        }
+        self.last_send = Some((now, last_pn));
+        self.full_sent_since_ack |= bytes >= FULL_DATAGRAM;
         self.ledger.on_sent(now, last_pn);
+    }
+
+    /// Whether a transmit pass at `now`, after one at `previous`, carries PTO probes (see the
+    /// type's docs).
+    fn is_probe(&self, now: Instant, previous: Instant) -> bool {
+        let Some(smoothed) = self.smoothed else {
+            return false;
+        };
+        let triggered = |at: Option<Instant>| {
+            at.is_some_and(|t| now.saturating_duration_since(t) < TIMER_GRANULARITY)
+        };
+        let outstanding = self.in_flight_at_ack > 0 || self.full_sent_since_ack;
+        let floor = smoothed + self.config.max_ack_delay() + TIMER_GRANULARITY;
+        outstanding
+            && !triggered(self.last_ack_frame)
+            && !triggered(self.last_event)
+            && now.saturating_duration_since(previous) >= floor
+    }
+
+    /// Ends the probe-timeout episode once something sent after it was acknowledged and that
+    /// frame's events are classified.
+    fn end_answered_episode(&mut self) {
+        if self.probe_answered {
+            self.probe_timeout = None;
+            self.probe_answered = false;
+        }
     }
 
     /// quinn's `on_ack` for a packet sent at `sent`, with quinn's RTT estimates before the frame
     /// (`smoothed` and `conservative`).
     pub fn on_ack(&mut self, sent: Instant, smoothed: Duration, conservative: Duration) {
+        if !self.frame_acked {
+            self.end_answered_episode();
+        }
         self.ledger.record_ack(sent);
         self.frame_acked = true;
+        self.frame_newest_sent = Some(self.frame_newest_sent.map_or(sent, |t| t.max(sent)));
+        self.smoothed = Some(smoothed);
         self.frame_rtt.get_or_insert((smoothed, conservative));
     }
 
-    /// quinn's `on_end_acks`.
-    pub fn on_end_acks(&mut self, now: Instant, largest_acked: Option<u64>) {
+    /// quinn's `on_end_acks`, with quinn's bytes in flight after the frame.
+    pub fn on_end_acks(&mut self, now: Instant, in_flight: u64, largest_acked: Option<u64>) {
+        let newest_sent = self.frame_newest_sent.take();
         let Some(largest) = largest_acked else {
             self.frame_acked = false;
             self.frame_rtt = None;
             return;
         };
+        self.last_ack_frame = Some(now);
+        self.in_flight_at_ack = in_flight;
+        self.full_sent_since_ack = false;
+        if let (Some(pto), Some(sent)) = (self.probe_timeout, newest_sent) {
+            self.probe_answered |= sent >= pto;
+        }
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
         self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
         self.ledger.assign_acks(largest, new_largest);
@@ -236,9 +388,50 @@ impl LossClassifier {
         is_persistent_congestion: bool,
         lost_bytes: u64,
     ) -> Classification {
-        let result = self.classify(now, sent, is_persistent_congestion, lost_bytes);
-        self.stats.count(result.signal, result.determined);
+        let mut result = self.classify(now, sent, is_persistent_congestion, lost_bytes);
+        self.read(&mut result);
+        self.stats.count(&result);
+        self.last_event = Some(now);
         result
+    }
+
+    /// Sets `signal` and `determined` from `detected` under the reading in force.
+    fn read(&self, c: &mut Classification) {
+        if c.detected == LossSignal::Ecn {
+            return;
+        }
+        let is_timeout = match self.reading {
+            TimeoutReading::TimeThreshold => {
+                c.signal = c.detected;
+                c.determined = c.detected_determined;
+                return;
+            }
+            TimeoutReading::ProbeTimeout => c.persistent || c.after_probe_timeout,
+            TimeoutReading::PersistentCongestion => c.persistent,
+        };
+        if !is_timeout {
+            // Whatever the distance, the event is a fast retransmit.
+            c.signal = LossSignal::FastRetransmit;
+            c.determined = true;
+            return;
+        }
+        // `d`, saturated at the packet threshold: a fast-retransmit distance is "at least".
+        let threshold = u8::try_from(self.config.packet_threshold()).unwrap_or(u8::MAX);
+        let (dup_acks, determined) = match (c.persistent, c.lost_pn, c.largest_acked) {
+            (true, Some(lost), Some(largest)) => (
+                u8::try_from(largest.saturating_sub(lost)).map_or(threshold, |d| d.min(threshold)),
+                c.detected_determined,
+            ),
+            (true, _, _) => (0, false),
+            (false, _, _) => match c.detected {
+                LossSignal::Timeout { dup_acks } => {
+                    (dup_acks.min(threshold), c.detected_determined)
+                }
+                _ => (threshold, c.detected_determined),
+            },
+        };
+        c.signal = LossSignal::Timeout { dup_acks };
+        c.determined = determined;
     }
 
     fn classify(
@@ -254,42 +447,74 @@ impl LossClassifier {
             determined: true,
             largest_acked: largest,
             lost_pn: None,
+            detected: LossSignal::FastRetransmit,
+            detected_determined: true,
+            persistent,
+            after_probe_timeout: false,
         };
         if lost_bytes == 0 && !persistent {
             result.signal = LossSignal::Ecn;
+            result.detected = LossSignal::Ecn;
             return result;
         }
+        result.after_probe_timeout = self.probe_timeout.is_some_and(|pto| sent < pto);
         // Before any RTT sample quinn uses its initial RTT, which the callbacks never show.
         let (ld_lo, ld_hi) = match self.rtt {
             Some(r) => (self.loss_delay(r.lo), self.loss_delay(r.hi)),
             None => (TIMER_GRANULARITY, Duration::MAX),
         };
-        let elapsed = now.saturating_duration_since(sent);
         let midpoint = ld_lo + (ld_hi.saturating_sub(ld_lo)) / 2;
         let time_eligible = |t: Instant| now.saturating_duration_since(t) >= midpoint;
         let Some(largest) = largest else {
             // quinn detects no loss before an acknowledgement; nothing here is reliable.
-            result.determined = false;
-            result.signal = if persistent {
-                LossSignal::PERSISTENT
-            } else {
-                LossSignal::FastRetransmit
-            };
+            result.detected_determined = false;
+            if persistent {
+                result.detected = LossSignal::PERSISTENT;
+            }
             return result;
         };
+        let distance = self.distance(now, sent, largest, (ld_lo, midpoint, ld_hi));
+        result.lost_pn = distance.lost_pn;
         if persistent {
-            result.signal = LossSignal::PERSISTENT;
+            result.detected = LossSignal::PERSISTENT;
             self.ledger.apply_time_threshold(largest, time_eligible);
+            // Only reading (A) ignores the distance of persistent congestion.
+            result.detected_determined =
+                distance.determined || self.reading == TimeoutReading::TimeThreshold;
             return result;
         }
+        result.detected = distance.signal;
+        result.detected_determined = distance.determined;
+        if distance.time_threshold_ran {
+            self.ledger.apply_time_threshold(largest, time_eligible);
+        }
+        result
+    }
+
+    /// Reads the class of a loss of a packet sent at `sent` by its distance below `largest`
+    /// (reading (A) of a non-persistent event), from the ledger and quinn's loss delay bounds
+    /// `(lo, midpoint, hi)`. Changes nothing.
+    fn distance(
+        &self,
+        now: Instant,
+        sent: Instant,
+        largest: u64,
+        (ld_lo, midpoint, ld_hi): (Duration, Duration, Duration),
+    ) -> Distance {
+        let mut result = Distance {
+            signal: LossSignal::FastRetransmit,
+            determined: true,
+            lost_pn: None,
+            time_threshold_ran: false,
+        };
         let threshold = u64::from(self.config.packet_threshold());
+        let elapsed = now.saturating_duration_since(sent);
         if elapsed < ld_lo {
             // Too young for the time threshold: only the packet threshold declared it.
             return result;
         }
         let timing_certain = elapsed >= ld_hi;
-        let batch = self.ledger.batch_index(sent);
-        let Some(batch) = batch else {
+        let Some(batch) = self.ledger.batch_index(sent) else {
             // The ledger no longer (or never) held this send batch.
             result.determined = false;
             return result;
@@ -307,12 +532,11 @@ impl LossClassifier {
                 .ledger
                 .largest_outstanding(first, top)
                 .map(|(pn, _)| pn);
-            self.ledger.apply_time_threshold(largest, time_eligible);
+            result.time_threshold_ran = true;
             return result;
         }
-        let found = self.ledger.largest_outstanding(first, top);
-        let (lost_pn, guessed) = match found {
-            Some((pn, guessed)) => (pn, guessed),
+        let (lost_pn, guessed) = match self.ledger.largest_outstanding(first, top) {
+            Some(found) => found,
             // The ledger has nothing outstanding where quinn lost something: its placements
             // were wrong. Read the gap as just below L.
             None => (top, true),
@@ -320,7 +544,6 @@ impl LossClassifier {
         let d = largest - lost_pn;
         result.lost_pn = Some(lost_pn);
         if d >= threshold {
-            result.signal = LossSignal::FastRetransmit;
             result.determined = !guessed;
         } else if timing_certain || elapsed >= midpoint {
             result.signal = LossSignal::from_distance(d, self.config.packet_threshold());
@@ -328,12 +551,19 @@ impl LossClassifier {
         } else {
             // Timing leaves open that only the packet threshold fired; read it as a fast
             // retransmit of the largest packet at least `threshold` below L.
-            result.signal = LossSignal::FastRetransmit;
             result.determined = false;
         }
-        if elapsed >= midpoint {
-            self.ledger.apply_time_threshold(largest, time_eligible);
-        }
+        result.time_threshold_ran = elapsed >= midpoint;
         result
     }
+}
+
+/// A loss's class by its distance below the largest acknowledged packet.
+#[derive(Debug, Clone, Copy)]
+struct Distance {
+    signal: LossSignal,
+    determined: bool,
+    lost_pn: Option<u64>,
+    /// The event shows quinn's time threshold ran: mark the packets it would have declared.
+    time_threshold_ran: bool,
 }

@@ -1,6 +1,7 @@
 //! Settings shared by every controller: the loss-signal thresholds and the ledger bound, and
 //! the error every configuration reports.
 
+use crate::TimeoutReading;
 use std::time::Duration;
 
 /// A configuration value outside its allowed range.
@@ -42,6 +43,8 @@ pub struct SignalConfig {
     max_ack_delay: Duration,
     ledger_packets: usize,
     ledger_batches: usize,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    timeout_reading: Option<TimeoutReading>,
 }
 
 /// [`SignalConfig`] as read from a file, before [`SignalConfig::validate`].
@@ -54,6 +57,7 @@ struct SignalConfigFields {
     max_ack_delay: Duration,
     ledger_packets: usize,
     ledger_batches: usize,
+    timeout_reading: Option<TimeoutReading>,
 }
 
 impl Default for SignalConfigFields {
@@ -65,6 +69,7 @@ impl Default for SignalConfigFields {
             max_ack_delay: d.max_ack_delay,
             ledger_packets: d.ledger_packets,
             ledger_batches: d.ledger_batches,
+            timeout_reading: d.timeout_reading,
         }
     }
 }
@@ -78,6 +83,7 @@ impl TryFrom<SignalConfigFields> for SignalConfig {
             max_ack_delay: f.max_ack_delay,
             ledger_packets: f.ledger_packets,
             ledger_batches: f.ledger_batches,
+            timeout_reading: f.timeout_reading,
         };
         config.validate()?;
         Ok(config)
@@ -165,6 +171,18 @@ impl SignalConfig {
         self.try_set(|c| c.ledger_batches = value)
     }
 
+    /// Sets [`Self::timeout_reading`]; `None` restores the port's own default.
+    pub fn set_timeout_reading(&mut self, reading: Option<TimeoutReading>) -> &mut Self {
+        self.timeout_reading = reading;
+        self
+    }
+
+    /// Which QUIC event counts as the papers' TCP timeout, or `None` (the default) for the
+    /// port's own choice ([`crate::CongestionAlgorithm::TIMEOUT_READING`]).
+    pub fn timeout_reading(&self) -> Option<TimeoutReading> {
+        self.timeout_reading
+    }
+
     /// Packets a later acknowledgement must be ahead of a lost one for a fast retransmit.
     /// Must equal `TransportConfig::packet_threshold` ([`crate::install`] sets both).
     pub fn packet_threshold(&self) -> u32 {
@@ -209,6 +227,7 @@ impl Default for SignalConfig {
             max_ack_delay: Duration::from_millis(25),
             ledger_packets: 1024,
             ledger_batches: 128,
+            timeout_reading: None,
         }
     }
 }

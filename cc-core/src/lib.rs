@@ -60,7 +60,7 @@ pub use port::{PortConfig, PortFactory, install};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};
-pub use signal::LossSignal;
+pub use signal::{LossSignal, TimeoutReading};
 pub use westwood::WestwoodEstimator;
 pub use window::{MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, scale};
 

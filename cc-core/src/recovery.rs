@@ -37,7 +37,7 @@ impl RecoveryEpoch {
     /// RTO) always does and restarts the period; any other event only when its packet was
     /// sent after the current period began, which then starts a new one.
     pub fn admits(&mut self, event: &CongestionEvent) -> bool {
-        if event.signal.is_persistent() {
+        if event.persistent {
             self.restart(event.now);
             true
         } else {
@@ -76,13 +76,7 @@ mod tests {
         use crate::LossSignal;
         let t0 = Instant::now();
         let ms = Duration::from_millis;
-        let event = |now, sent, signal| CongestionEvent {
-            now,
-            sent,
-            lost_bytes: 1200,
-            signal,
-            determined: true,
-        };
+        let event = |now, sent, signal| CongestionEvent::determined(now, sent, 1200, signal);
         let mut r = RecoveryEpoch::default();
         assert!(r.admits(&event(t0 + ms(100), t0, LossSignal::FastRetransmit)));
         assert!(!r.admits(&event(

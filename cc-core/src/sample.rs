@@ -86,4 +86,23 @@ pub struct CongestionEvent {
     pub signal: LossSignal,
     /// Whether quinn's callbacks determined `signal` exactly (false: it is cc-core's best guess).
     pub determined: bool,
+    /// quinn flagged persistent congestion (RFC 9002 section 7.6), whatever the reading made
+    /// of it: the window reacts even inside a recovery period.
+    pub persistent: bool,
+}
+
+impl CongestionEvent {
+    /// A loss event of `signal` (ECN: `lost_bytes` 0) that quinn's callbacks determined, with
+    /// `persistent` set as reading (A) would have it: for `Timeout { dup_acks: 0 }`. For tests
+    /// and replays.
+    pub fn determined(now: Instant, sent: Instant, lost_bytes: u64, signal: LossSignal) -> Self {
+        Self {
+            now,
+            sent,
+            lost_bytes,
+            signal,
+            determined: true,
+            persistent: signal == LossSignal::PERSISTENT,
+        }
+    }
 }

@@ -12,21 +12,95 @@ use std::fmt;
 pub enum LossSignal {
     /// `d >= packet_threshold`: the papers' "three duplicate ACKs, fast retransmit".
     FastRetransmit,
-    /// A loss the packet threshold could not explain.
+    /// The papers' retransmission timeout after `dup_acks` duplicate ACKs.
     ///
-    /// `dup_acks` is `d` (1 or 2 with the default threshold of 3) for a time-threshold loss, the
-    /// papers' "RTO after `d` duplicate ACKs", and 0 for persistent congestion, the papers'
-    /// "RTO with no duplicate ACK".
+    /// Which QUIC event counts as a TCP timeout is the [`TimeoutReading`] in force (one per
+    /// connection, see [`crate::SignalConfig::timeout_reading`]):
+    /// - [`TimeoutReading::TimeThreshold`]: a loss the time threshold declared, `d` = 1 or 2
+    ///   (with the default packet threshold of 3), and persistent congestion with `d` = 0;
+    /// - [`TimeoutReading::ProbeTimeout`]: a loss declared after a probe timeout fired, `d` its
+    ///   distance below the largest acknowledged packet;
+    /// - [`TimeoutReading::PersistentCongestion`]: persistent congestion, `d` its largest lost
+    ///   packet's distance.
+    ///
+    /// Under the last two, `d` saturates at the packet threshold: "at least that many".
     Timeout {
-        /// Later packets acknowledged before the loss was declared (0 for persistent congestion).
+        /// Later packets acknowledged when the loss was declared (see the reading).
         dup_acks: u8,
     },
     /// An ECN congestion-experienced mark: quinn's event with `lost_bytes == 0`.
     Ecn,
 }
 
+/// Which QUIC event a port reads as the papers' TCP retransmission timeout (RTO).
+///
+/// TCP's RTO has no single QUIC counterpart, and the papers' responses to it differ from their
+/// responses to three duplicate ACKs, so the choice moves results. Each port declares the
+/// reading it uses by default ([`crate::CongestionAlgorithm::TIMEOUT_READING`]); a
+/// [`crate::SignalConfig`] can override it. docs/DESIGN.md section 3 gives the measurements
+/// behind each port's default.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TimeoutReading {
+    /// (A) A loss declared by QUIC's **time threshold** (RFC 9002 section 6.1.2; RACK's
+    /// reordering window, RFC 8985) with `d` = 1 or 2 is a timeout after `d` duplicate ACKs,
+    /// and persistent congestion a timeout after none. In TCP, RACK leads to fast recovery, not
+    /// to an RTO, so this reading is harsher than TCP where a port's timeout response is.
+    TimeThreshold,
+    /// (B) A loss declared after a **probe timeout** fired (RFC 9002 section 6.2, QUIC's
+    /// counterpart of the RTO timer) is a timeout; `d` is the number of later packets
+    /// acknowledged when it was declared (the probes' acknowledgements stand in for the
+    /// duplicate ACKs). Other losses are fast retransmits. quinn 0.11 shows no PTO to a
+    /// controller: the classifier infers it (see [`crate::LossClassifier`]).
+    ProbeTimeout,
+    /// (C) **Persistent congestion** (RFC 9002 section 7.6), the event on which QUIC's own
+    /// NewReno collapses to its minimum window as TCP does after an RTO, is a timeout; `d` is its
+    /// largest lost packet's distance below the largest acknowledged one. Every other loss is a
+    /// fast retransmit.
+    PersistentCongestion,
+}
+
+impl TimeoutReading {
+    /// Every reading, in the order (A), (B), (C).
+    pub const ALL: [Self; 3] = [
+        Self::TimeThreshold,
+        Self::ProbeTimeout,
+        Self::PersistentCongestion,
+    ];
+
+    /// The name in configuration files and on the command line.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::TimeThreshold => "time_threshold",
+            Self::ProbeTimeout => "probe_timeout",
+            Self::PersistentCongestion => "persistent_congestion",
+        }
+    }
+}
+
+impl fmt::Display for TimeoutReading {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl std::str::FromStr for TimeoutReading {
+    type Err = String;
+    fn from_str(s: &str) -> Result<Self, String> {
+        Self::ALL
+            .into_iter()
+            .find(|r| r.name() == s)
+            .ok_or_else(|| {
+                format!(
+                    "unknown timeout reading `{s}`: expected time_threshold, probe_timeout or persistent_congestion"
+                )
+            })
+    }
+}
+
 impl LossSignal {
-    /// Persistent congestion: QUIC's counterpart of a TCP retransmission timeout.
+    /// A timeout with no duplicate ACK: persistent congestion under
+    /// [`TimeoutReading::TimeThreshold`], a tail loss under the others.
     pub const PERSISTENT: Self = Self::Timeout { dup_acks: 0 };
 
     /// The signal for a loss `d` packet numbers below the largest acknowledged one.
@@ -64,9 +138,9 @@ impl LossSignal {
         }
     }
 
-    /// Whether this is persistent congestion (`Timeout { dup_acks: 0 }`).
-    pub fn is_persistent(self) -> bool {
-        self == Self::PERSISTENT
+    /// Whether this is a timeout (any `dup_acks`): the papers' RTO, under the reading in force.
+    pub fn is_timeout(self) -> bool {
+        matches!(self, Self::Timeout { .. })
     }
 }
 
@@ -110,7 +184,12 @@ mod tests {
     fn names_are_stable() {
         assert_eq!(LossSignal::PERSISTENT.name(), "timeout0");
         assert_eq!(LossSignal::Ecn.to_string(), "ecn");
-        assert!(LossSignal::PERSISTENT.is_persistent());
+        assert!(LossSignal::PERSISTENT.is_timeout());
+        assert!(!LossSignal::FastRetransmit.is_timeout());
+        for r in TimeoutReading::ALL {
+            assert_eq!(r.name().parse::<TimeoutReading>(), Ok(r));
+        }
+        assert!("rto".parse::<TimeoutReading>().is_err());
         assert_eq!(LossSignal::Timeout { dup_acks: 2 }.dup_acks(), Some(2));
         assert_eq!(LossSignal::FastRetransmit.dup_acks(), None);
     }

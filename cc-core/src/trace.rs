@@ -10,6 +10,8 @@
 //! | `class` | the [`crate::LossSignal`] name (`fast_retransmit`, `timeout1`, `ecn`, ...) |
 //! | `dup_acks` | the duplicate-ACK equivalent `d` (absent for fast retransmit and ECN) |
 //! | `determined` | whether quinn's callbacks determined the class |
+//! | `detected`, `detected_dup_acks`, `detected_determined` | the class by distance alone, reading (A) (what the ground-truth tests check) |
+//! | `persistent`, `after_probe_timeout` | quinn flagged persistent congestion; the loss followed an inferred probe timeout |
 //! | `largest_acked`, `lost_pn` | the packet numbers the class was read from |
 //! | `cwnd`, `ssthresh` | the window and threshold after the decision, bytes |
 //!
@@ -25,6 +27,11 @@ pub fn loss_signal(controller: &'static str, c: &Classification) {
         class = c.signal.name(),
         dup_acks = c.signal.dup_acks(),
         determined = c.determined,
+        detected = c.detected.name(),
+        detected_dup_acks = c.detected.dup_acks(),
+        detected_determined = c.detected_determined,
+        persistent = c.persistent,
+        after_probe_timeout = c.after_probe_timeout,
         largest_acked = c.largest_acked,
         lost_pn = c.lost_pn,
         "loss signal"

@@ -3,7 +3,8 @@
 
 use cc_core::testing::{DrivenEvent, Driver};
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, SignalConfig, Window,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, SignalConfig,
+    TimeoutReading, Window,
 };
 use std::time::Duration;
 
@@ -25,6 +26,7 @@ impl Default for Recorder {
 
 impl CongestionAlgorithm for Recorder {
     const NAME: &'static str = "recorder";
+    const TIMEOUT_READING: cc_core::TimeoutReading = cc_core::TimeoutReading::TimeThreshold;
     fn on_ack(&mut self, _: &AckSample) {}
     fn on_congestion(&mut self, event: &CongestionEvent) {
         self.events.push(*event);
@@ -212,4 +214,104 @@ fn stats_count_every_class() {
     assert_eq!(s.ecn, 1);
     assert_eq!(s.persistent, 1);
     assert_eq!(s.total(), 4);
+}
+
+/// [`warmed_up`] with the timeout reading set.
+fn warmed_up_reading(reading: TimeoutReading) -> Driver<Recorder> {
+    let mut signal = SignalConfig::default();
+    signal.set_timeout_reading(Some(reading));
+    let mut d = Driver::new(QuinnAdapter::new(Recorder::default(), signal));
+    for _ in 0..4 {
+        d.send(4);
+        d.advance(RTT);
+        assert_eq!(d.ack_all(), None);
+    }
+    d
+}
+
+#[test]
+fn each_reading_maps_a_time_threshold_loss_and_persistent_congestion() {
+    // (reading, signal of a time-threshold loss with d = 1, persistent congestion is a timeout)
+    let rows = [
+        (
+            TimeoutReading::TimeThreshold,
+            LossSignal::Timeout { dup_acks: 1 },
+        ),
+        (TimeoutReading::ProbeTimeout, LossSignal::FastRetransmit),
+        (
+            TimeoutReading::PersistentCongestion,
+            LossSignal::FastRetransmit,
+        ),
+    ];
+    for (reading, rack_loss) in rows {
+        let mut d = warmed_up_reading(reading);
+        assert_eq!(d.controller.classifier().reading(), reading);
+        let event = d.lose_one(20, 0, 1).expect("a loss");
+        assert_eq!(event.truth, LossSignal::Timeout { dup_acks: 1 });
+        let e = last_signal(&d);
+        assert_eq!(e.signal, rack_loss, "{reading}");
+        assert!(e.determined, "{reading}");
+        assert!(!e.persistent);
+        let stats = d.controller.signal_stats();
+        assert_eq!(
+            stats.time_threshold, 1,
+            "{reading}: QUIC's mechanism is counted"
+        );
+
+        d.send(10);
+        d.advance(Duration::from_secs(3));
+        d.persistent_congestion();
+        let e = last_signal(&d);
+        assert!(e.persistent, "{reading}");
+        assert!(e.signal.is_timeout(), "{reading}: {}", e.signal);
+        assert_eq!(d.controller.signal_stats().persistent, 1);
+    }
+}
+
+#[test]
+fn a_loss_after_a_probe_timeout_is_a_timeout_under_reading_b_only() {
+    for reading in TimeoutReading::ALL {
+        let mut d = warmed_up_reading(reading);
+        let lost = d.send(10);
+        // Silence: quinn's PTO (100 ms + 4 x rttvar + 25 ms) expires; it sends two probes
+        // without an acknowledgement.
+        d.advance(Duration::from_millis(400));
+        let probes = d.send(2);
+        assert!(
+            d.controller.classifier().probe_timeout().is_some(),
+            "{reading}: the probes' transmit pass reads as a PTO"
+        );
+        assert_eq!(d.controller.signal_stats().probe_timeouts, 1);
+        d.advance(RTT);
+        // Only the probes arrive: the ten are lost, the largest 2 below the largest acked.
+        let event = d.ack_up_to_except(probes.end - 1, &lost.collect::<Vec<_>>());
+        let truth = event.or_else(|| d.fire_loss_timer()).expect("a loss").truth;
+        assert_eq!(truth, LossSignal::Timeout { dup_acks: 2 });
+        let e = last_signal(&d);
+        let expected = match reading {
+            TimeoutReading::TimeThreshold | TimeoutReading::ProbeTimeout => {
+                LossSignal::Timeout { dup_acks: 2 }
+            }
+            TimeoutReading::PersistentCongestion => LossSignal::FastRetransmit,
+        };
+        assert_eq!(e.signal, expected, "{reading}");
+        assert_eq!(d.controller.signal_stats().after_probe_timeout, 1);
+        // The episode ends with the probes' acknowledgement: a later loss is ordinary.
+        d.send(1);
+        assert!(d.controller.classifier().probe_timeout().is_none());
+    }
+}
+
+#[test]
+fn acknowledgement_clocked_sends_are_not_probes() {
+    let mut d = warmed_up_reading(TimeoutReading::ProbeTimeout);
+    for _ in 0..20 {
+        d.send(4);
+        d.advance(RTT);
+        d.ack_all();
+    }
+    // A long idle period with nothing outstanding, then new data: not a probe either.
+    d.advance(Duration::from_secs(5));
+    d.send(4);
+    assert_eq!(d.controller.signal_stats().probe_timeouts, 0);
 }

@@ -2,8 +2,8 @@
 
 use crate::KarakConfig;
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth, Window,
-    next_power_of_two, scale, trace,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, RenoGrowth,
+    TimeoutReading, Window, next_power_of_two, scale, trace,
 };
 use std::sync::Arc;
 
@@ -41,10 +41,12 @@ impl KarakDecision {
         match signal {
             LossSignal::FastRetransmit => Self::FastRetransmit,
             LossSignal::Ecn => Self::Ecn,
-            LossSignal::Timeout { dup_acks: 0 } => Self::TimeoutAfterNone,
             LossSignal::Timeout { dup_acks: 1 } => Self::TimeoutAfterOne,
-            // d = 2, or more with a packet threshold above 3: the mildest timeout row.
-            LossSignal::Timeout { .. } => Self::TimeoutAfterTwo,
+            LossSignal::Timeout { dup_acks: 2 } => Self::TimeoutAfterTwo,
+            // Table 1's "Else" branch: no duplicate ACK, and any other count (d >= 3 reaches a
+            // timeout only with a packet threshold above 3, or under the probe-timeout and
+            // persistent-congestion readings): cwnd = 1 segment, here the minimum window.
+            LossSignal::Timeout { .. } => Self::TimeoutAfterNone,
         }
     }
 
@@ -131,6 +133,7 @@ impl Karak {
 
 impl CongestionAlgorithm for Karak {
     const NAME: &'static str = "karak";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::TimeThreshold;
 
     fn on_ack(&mut self, ack: &AckSample) {
         // NewReno: no growth while application-limited or for packets sent before recovery.
@@ -155,5 +158,39 @@ impl CongestionAlgorithm for Karak {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
+    }
+}
+
+#[cfg(test)]
+mod decision_tests {
+    use super::*;
+
+    #[test]
+    fn table_1_rows_including_its_else_branch() {
+        let rows = [
+            (LossSignal::FastRetransmit, KarakDecision::FastRetransmit),
+            (LossSignal::Ecn, KarakDecision::Ecn),
+            (LossSignal::PERSISTENT, KarakDecision::TimeoutAfterNone),
+            (
+                LossSignal::Timeout { dup_acks: 1 },
+                KarakDecision::TimeoutAfterOne,
+            ),
+            (
+                LossSignal::Timeout { dup_acks: 2 },
+                KarakDecision::TimeoutAfterTwo,
+            ),
+            // "Else": any other count is the one-segment row, not the quarter.
+            (
+                LossSignal::Timeout { dup_acks: 3 },
+                KarakDecision::TimeoutAfterNone,
+            ),
+            (
+                LossSignal::Timeout { dup_acks: 9 },
+                KarakDecision::TimeoutAfterNone,
+            ),
+        ];
+        for (signal, decision) in rows {
+            assert_eq!(KarakDecision::for_signal(signal), decision, "{signal}");
+        }
     }
 }

@@ -43,9 +43,10 @@ fn pair(link: LinkConfig, seed: u64) -> QuinnPair {
         .expect("valid link")
 }
 
-/// Runs `workload` under a fresh ground-truth recorder and returns its agreement.
-fn scored(workload: impl std::future::Future<Output = ()>) -> Agreement {
-    let truth = GroundTruth::new(3);
+/// Runs `workload` under a fresh ground-truth recorder and returns its agreement; probe
+/// timeouts are scored on `sender`'s side (`"client"` or `"server"`), the data sender's.
+fn scored(sender: &'static str, workload: impl std::future::Future<Output = ()>) -> Agreement {
+    let truth = GroundTruth::new(3).with_probe_side(sender);
     let subscriber = tracing_subscriber::registry().with(truth.layer());
     let _guard = tracing::subscriber::set_default(subscriber);
     tracing::callsite::rebuild_interest_cache();
@@ -113,16 +114,15 @@ fn classifier_agrees_with_quinns_loss_detection() {
     let mut total = Agreement::default();
     let mut report = Vec::new();
     for seed in 1..=3 {
-        let a = scored(bulk(
-            link(0.02, PathModelConfig::AlwaysUp {}),
-            seed,
-            3_000_000,
-        ));
+        let a = scored(
+            "client",
+            bulk(link(0.02, PathModelConfig::AlwaysUp {}), seed, 3_000_000),
+        );
         report.push(format!("bulk PER 2%      seed {seed}: {a}"));
         total.add(&a);
     }
     for seed in 1..=3 {
-        let a = scored(request_response(seed, 300));
+        let a = scored("server", request_response(seed, 300));
         report.push(format!("request/response seed {seed}: {a}"));
         total.add(&a);
     }
@@ -130,13 +130,16 @@ fn classifier_agrees_with_quinns_loss_detection() {
     let mut persistent = 0;
     for seed in 1..=2 {
         let path = PathModelConfig::Trace(TraceConfig::new(blackout.clone()));
-        let a = scored(bulk(link(0.01, path), seed, 4_000_000));
+        let a = scored("client", bulk(link(0.01, path), seed, 4_000_000));
         report.push(format!("3 s blackout     seed {seed}: {a}"));
         persistent += a.persistent;
         total.add(&a);
     }
     for seed in 1..=2 {
-        let a = scored(bulk_for(manet_demo_link(), seed, Duration::from_secs(60)));
+        let a = scored(
+            "client",
+            bulk_for(manet_demo_link(), seed, Duration::from_secs(60)),
+        );
         report.push(format!("MANET demo path  seed {seed}: {a}"));
         total.add(&a);
     }
@@ -162,6 +165,18 @@ fn classifier_agrees_with_quinns_loss_detection() {
         total.determined_rate() >= 0.99,
         "determined events: {:.2}% < 99%\n{}",
         100.0 * total.determined_rate(),
+        report.join("\n")
+    );
+    // Probe timeouts, inferred on the data sender's side (cc_core::LossClassifier's docs).
+    assert!(
+        total.probe_timeouts >= 20,
+        "too few probe timeouts to judge: {total}"
+    );
+    assert!(
+        total.probe_timeout_recall() >= 0.80 && total.probe_timeout_precision() >= 0.90,
+        "probe timeouts: {:.1}% inferred, {:.1}% of inferences right\n{}",
+        100.0 * total.probe_timeout_recall(),
+        100.0 * total.probe_timeout_precision(),
         report.join("\n")
     );
     assert!(

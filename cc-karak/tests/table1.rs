@@ -148,13 +148,7 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_cuts() {
     let mut k = at_window(64);
     let t0 = Instant::now();
     let ms = Duration::from_millis;
-    let event = |now, sent, signal| CongestionEvent {
-        now,
-        sent,
-        lost_bytes: SEG,
-        signal,
-        determined: true,
-    };
+    let event = |now, sent, signal| CongestionEvent::determined(now, sent, SEG, signal);
     k.on_congestion(&event(
         t0 + ms(200),
         t0 + ms(50),

@@ -3,7 +3,7 @@
 use crate::PetraConfig;
 use cc_core::{
     AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
-    RecoveryEpoch, RttRounds, WestwoodEstimator, Window,
+    RecoveryEpoch, RttRounds, TimeoutReading, WestwoodEstimator, Window,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -229,9 +229,9 @@ impl Petra {
         let rtt_ok = self.rtt_below_estimate();
         let decision = match signal {
             // Section 4.2.3: "DiffRtt = LastRtt - ERTT; If (BytesInFlight() > ssthresh &&
-            // DiffRtt >= 0) cwnd = ssthresh". Time-threshold losses (a TCP RTO after one or two
-            // duplicate ACKs) take the same congestion check.
-            LossSignal::FastRetransmit | LossSignal::Timeout { dup_acks: 1.. } => {
+            // DiffRtt >= 0) cwnd = ssthresh". Under PETRA's default timeout reading (persistent
+            // congestion) this includes the time-threshold losses.
+            LossSignal::FastRetransmit => {
                 if flight > ssthresh && !rtt_ok {
                     self.window.set_cwnd(ssthresh);
                     PetraDecision::RecoveryToSsthresh
@@ -239,8 +239,8 @@ impl Petra {
                     PetraDecision::RecoveryKeep
                 }
             }
-            // Section 4.3.3, the coarse timeout (QUIC: persistent congestion).
-            LossSignal::Timeout { dup_acks: 0 } => {
+            // Section 4.3.3, the coarse timeout (by default QUIC's persistent congestion).
+            LossSignal::Timeout { .. } => {
                 // "If (BytesInFlight() < EBW/2 && Last_RTT < ERTT)", EBW read as the estimated
                 // BDP (SEBW x MinRTT); without an estimate the test fails.
                 let pipe_not_full = bdp.is_some_and(|bdp| flight < bdp / 2);
@@ -305,6 +305,7 @@ impl Petra {
 
 impl CongestionAlgorithm for Petra {
     const NAME: &'static str = "petra";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
     fn on_ack(&mut self, ack: &AckSample) {
         self.rtt.on_sample(ack.latest_rtt());

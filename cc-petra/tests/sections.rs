@@ -142,11 +142,9 @@ fn section_4_2_3_fast_recovery_both_branches() {
         // flight == ssthresh is not above it: kept.
         (48_000, 130, PetraDecision::RecoveryKeep, 76_800),
     ];
-    for signal in [
-        LossSignal::FastRetransmit,
-        LossSignal::Timeout { dup_acks: 1 },
-        LossSignal::Timeout { dup_acks: 2 },
-    ] {
+    // Under PETRA's default timeout reading (persistent congestion), a time-threshold loss is
+    // a fast retransmit too; every `Timeout` takes section 4.3.3.
+    for signal in [LossSignal::FastRetransmit] {
         for (flight, last_rtt, decision, cwnd) in rows {
             let seen = Seen {
                 flight,
@@ -334,12 +332,8 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_reacts() {
         ..BASE
     };
     let Primed { petra: mut p, now } = primed(PetraConfig::default(), seen);
-    let event = |at: Duration, sent: Duration, signal| CongestionEvent {
-        now: now + at,
-        sent: now + sent,
-        lost_bytes: SEG,
-        signal,
-        determined: true,
+    let event = |at: Duration, sent: Duration, signal| {
+        CongestionEvent::determined(now + at, now + sent, SEG, signal)
     };
     p.on_congestion(&event(ms(100), ms(0), LossSignal::FastRetransmit));
     assert_eq!(p.last_decision(), Some(PetraDecision::RecoveryToSsthresh));

@@ -2,8 +2,8 @@
 
 use crate::SackFewConfig;
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, Window, scale,
-    trace,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch, TimeoutReading,
+    Window, scale, trace,
 };
 use std::sync::Arc;
 
@@ -86,7 +86,7 @@ pub enum SackFewDecision {
 impl SackFewDecision {
     /// The decision for a loss signal.
     pub fn for_signal(signal: LossSignal) -> Self {
-        if signal.is_persistent() {
+        if signal.is_timeout() {
             Self::CollapseToMinimum
         } else {
             Self::ReduceToSsthresh
@@ -159,6 +159,7 @@ impl SackFew {
 
 impl CongestionAlgorithm for SackFew {
     const NAME: &'static str = "sackfew";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
     fn on_ack(&mut self, ack: &AckSample) {
         // RFC 9002 sections 7.3.2 and 7.8: no growth during recovery (acknowledgements of

@@ -40,13 +40,7 @@ fn ack_segments(c: &mut SackFew, sent: Instant, n: u64) {
 }
 
 fn event(now: Instant, sent: Instant, signal: LossSignal) -> CongestionEvent {
-    CongestionEvent {
-        now,
-        sent,
-        lost_bytes: SEG,
-        signal,
-        determined: true,
-    }
+    CongestionEvent::determined(now, sent, SEG, signal)
 }
 
 #[test]
@@ -156,16 +150,18 @@ fn loss_handling_from_a_window_of_64_packets() {
             32,
             32,
         ),
+        // Every timeout is the RTO (by default: persistent congestion, d its distance).
         (
             LossSignal::Timeout { dup_acks: 1 },
-            SackFewDecision::ReduceToSsthresh,
-            32,
+            SackFewDecision::CollapseToMinimum,
+            2,
             32,
         ),
+        // Every timeout is the RTO (by default: persistent congestion, d its distance).
         (
             LossSignal::Timeout { dup_acks: 2 },
-            SackFewDecision::ReduceToSsthresh,
-            32,
+            SackFewDecision::CollapseToMinimum,
+            2,
             32,
         ),
         (LossSignal::Ecn, SackFewDecision::ReduceToSsthresh, 32, 32),

@@ -90,6 +90,12 @@
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
 //! [`UbConfig::install`] sets both. To read a running connection's controller, pass
 //! `quinn::Connection::congestion_state()` to [`UbController::from_controller`].
+//!
+//! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
+//! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
+//! default (`signal.timeout_reading` selects another). Measured on netsim (README, "Loss
+//! signals"), (C) gives TCP-UB its best goodput on the demo and on PETRA's grid; (A), which reads
+//! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]
 
 mod config;

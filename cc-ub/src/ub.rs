@@ -3,7 +3,8 @@
 use crate::UbConfig;
 use cc_core::{
     AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
-    RecoveryEpoch, RoundCounter, RttRounds, VegasBacklog, WestwoodEstimator, Window,
+    RecoveryEpoch, RoundCounter, RttRounds, TimeoutReading, VegasBacklog, WestwoodEstimator,
+    Window,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -257,7 +258,7 @@ impl Ub {
         let cwnd = self.window.cwnd();
         // Without an estimate (a loss before the first two ACK frames), NewReno's halving.
         let ssthresh = self.westwood_ssthresh().unwrap_or(cwnd / 2);
-        let decision = if signal.is_persistent() {
+        let decision = if signal.is_timeout() {
             // "If (the time out is expired) then { Let CWND=1; ssthresh = (BWE*BaseRTT)/seg_size;
             // If (ssthresh<2) then Ssthresh=2; }" (the window floor is QUIC's 2 datagrams).
             self.window.set_cwnd(0);
@@ -301,6 +302,7 @@ impl Ub {
 
 impl CongestionAlgorithm for Ub {
     const NAME: &'static str = "ub";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
     fn on_sent(&mut self, _now: cc_core::Instant, _bytes: u64, last_packet_number: u64) {
         self.rounds.on_sent(last_packet_number);

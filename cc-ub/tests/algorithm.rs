@@ -287,19 +287,21 @@ fn losses_and_timeout() {
             15,
             UbPhase::CongestionAvoidance,
         ),
+        // Every timeout is the paper's timeout (by default persistent congestion).
         (
             1800,
             LossSignal::Timeout { dup_acks: 1 },
+            2,
             15,
-            15,
-            UbPhase::CongestionAvoidance,
+            UbPhase::SlowStart,
         ),
+        // Every timeout is the paper's timeout (by default persistent congestion).
         (
             1800,
             LossSignal::Timeout { dup_acks: 2 },
+            2,
             15,
-            15,
-            UbPhase::CongestionAvoidance,
+            UbPhase::SlowStart,
         ),
         (1800, LossSignal::Ecn, 15, 15, UbPhase::CongestionAvoidance),
         // Estimate 100 packets > cwnd 20: the window is kept, ssthresh rises to 100.
@@ -317,7 +319,7 @@ fn losses_and_timeout() {
     ];
     for (bwe, signal, cwnd, ssthresh, phase) in rows {
         let mut s = Scenario::new(20, bwe);
-        let expected = if signal.is_persistent() {
+        let expected = if signal.is_timeout() {
             UbDecision::Timeout
         } else {
             UbDecision::Loss

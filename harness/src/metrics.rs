@@ -19,12 +19,26 @@ pub struct SignalCounts {
     pub timeout2: u64,
     /// Other non-zero `Timeout` classes (packet threshold above 3).
     pub timeout_other: u64,
-    /// Persistent congestion (`Timeout { dup_acks: 0 }`).
+    /// Persistent-congestion events (quinn's flag; under the time-threshold reading, the
+    /// `Timeout { dup_acks: 0 }` class).
     pub persistent: u64,
     /// ECN congestion-experienced.
     pub ecn: u64,
     /// Events whose class quinn's callbacks did not determine (a best reading was used).
     pub undetermined: u64,
+    /// `Timeout { dup_acks: 0 }` (`None` in results written before the timeout readings, when
+    /// it equalled `persistent`).
+    #[serde(default)]
+    pub timeout0: Option<u64>,
+    /// Losses declared by the time threshold (`d` below the packet threshold).
+    #[serde(default)]
+    pub time_threshold: u64,
+    /// Probe timeouts cc-core inferred.
+    #[serde(default)]
+    pub probe_timeouts: u64,
+    /// Losses declared after an inferred probe timeout.
+    #[serde(default)]
+    pub after_probe_timeout: u64,
 }
 
 impl SignalCounts {
@@ -38,7 +52,17 @@ impl SignalCounts {
             persistent: stats.persistent,
             ecn: stats.ecn,
             undetermined: stats.undetermined,
+            timeout0: Some(stats.timeout0),
+            time_threshold: stats.time_threshold,
+            probe_timeouts: stats.probe_timeouts,
+            after_probe_timeout: stats.after_probe_timeout,
         }
+    }
+
+    /// `Timeout { dup_acks: 0 }` events (persistent congestion in results that predate the
+    /// timeout readings).
+    pub fn timeout0(&self) -> u64 {
+        self.timeout0.unwrap_or(self.persistent)
     }
 
     /// Sum of two counts.
@@ -51,17 +75,11 @@ impl SignalCounts {
             persistent: self.persistent + other.persistent,
             ecn: self.ecn + other.ecn,
             undetermined: self.undetermined + other.undetermined,
+            timeout0: Some(self.timeout0() + other.timeout0()),
+            time_threshold: self.time_threshold + other.time_threshold,
+            probe_timeouts: self.probe_timeouts + other.probe_timeouts,
+            after_probe_timeout: self.after_probe_timeout + other.after_probe_timeout,
         }
-    }
-
-    /// All classified events.
-    pub fn total(&self) -> u64 {
-        self.fast_retransmit
-            + self.timeout1
-            + self.timeout2
-            + self.timeout_other
-            + self.persistent
-            + self.ecn
     }
 }
 

@@ -148,6 +148,7 @@ struct TransportSection {
     idle_timeout: Option<Option<Duration>>,
     packet_threshold: Option<u32>,
     time_threshold: Option<f32>,
+    timeout_reading: Option<cc_core::TimeoutReading>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -209,6 +210,10 @@ pub struct TransportSettings {
     pub packet_threshold: u32,
     /// quinn's time threshold, also given to the ports' loss classifier (default 9/8).
     pub time_threshold: f32,
+    /// Which QUIC event the ports read as their papers' TCP timeout (`None`, the default: each
+    /// port's own choice; cc_core::TimeoutReading).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub timeout_reading: Option<cc_core::TimeoutReading>,
 }
 
 impl TransportSettings {
@@ -219,6 +224,7 @@ impl TransportSettings {
             .set_packet_threshold(self.packet_threshold)
             .and_then(|s| s.set_time_threshold(self.time_threshold))
             .map_err(|e| e.to_string())?;
+        signal.set_timeout_reading(self.timeout_reading);
         Ok(signal)
     }
 }
@@ -870,6 +876,7 @@ impl Context<'_> {
                 idle_timeout: file.transport.idle_timeout.unwrap_or(None),
                 packet_threshold,
                 time_threshold,
+                timeout_reading: file.transport.timeout_reading,
             },
             clock: file.clock.unwrap_or_default(),
             receiver: file.receiver,

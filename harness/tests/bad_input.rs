@@ -321,6 +321,21 @@ const CASES: &[Case] = &[
         expect: &["--json `s.toml` is an input (--scenario)"],
     },
     Case {
+        name: "an unknown timeout reading on the command line",
+        files: &[],
+        args: &["run", "--timeout-reading", "rto"],
+        expect: &[
+            "--timeout-reading",
+            "time_threshold, probe_timeout or persistent_congestion",
+        ],
+    },
+    Case {
+        name: "an unknown timeout reading in a scenario file",
+        files: &[("s.toml", "[transport]\ntimeout_reading = \"rto\"\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["timeout_reading", "time_threshold"],
+    },
+    Case {
         name: "merge of a file that is not a result file",
         files: &[("r.jsonl", "{\"hello\": 1}\n")],
         args: &["merge", "r.jsonl"],
@@ -412,6 +427,7 @@ fn the_documented_forms_run() {
         // The demo's queue is a packet limit: a byte limit replaces it.
         &["--queue-bytes", "30000"][..],
         &["--preset", "petra-table-4.2", "--queue-bytes", "30000"][..],
+        &["--timeout-reading", "probe_timeout"][..],
     ] {
         let args: Vec<&str> = ["run"].iter().chain(extra).chain(&quick).copied().collect();
         let output = run_in(dir.path(), &args);

@@ -41,13 +41,7 @@ pub fn end_acks(now: Instant) -> AckRoundEnd {
 }
 
 pub fn event(now: Instant, sent: Instant, signal: LossSignal) -> CongestionEvent {
-    CongestionEvent {
-        now,
-        sent,
-        lost_bytes: SEG,
-        signal,
-        determined: true,
-    }
+    CongestionEvent::determined(now, sent, SEG, signal)
 }
 
 /// A controller at `cwnd` and `ssthresh` packets with a measured smoothed RTT of `srtt`.

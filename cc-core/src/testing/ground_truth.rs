@@ -5,7 +5,14 @@
 //! logs its classification (`loss signal`, target `cc`) inside that call. Both happen in one
 //! synchronous call chain, so on a single-threaded runtime each `loss signal` event is paired
 //! with the `packets lost` event just before it. The truth is `d = largest_acked - max(lost)`,
-//! with `largest_acked` exact from `on_end_acks`.
+//! with `largest_acked` exact from `on_end_acks`. The comparison is of the class by distance
+//! (`detected`, reading (A)), from which every reading's class is derived.
+//!
+//! Probe timeouts are scored the same way: quinn logs `PTO fired` (trace level) when its probe
+//! timer expires, and the classifier logs `probe timeout inferred` when it reads the probes'
+//! transmit pass. Records are told apart by side through the `client` and `server` spans that
+//! `netsim::quinn_pair::QuinnPair` opens; a quinn PTO is matched when the next inference on its
+//! side comes before its side's next PTO.
 
 use crate::LossSignal;
 use std::fmt;
@@ -47,6 +54,12 @@ pub struct Agreement {
     pub persistent: u64,
     /// cc-core events with no quinn `packets lost` record before them (should be 0).
     pub unpaired: u64,
+    /// quinn's probe timeouts in the application-data space.
+    pub probe_timeouts: u64,
+    /// Of those, the ones cc-core inferred.
+    pub probe_timeouts_inferred: u64,
+    /// Probe timeouts cc-core inferred where quinn had none.
+    pub probe_timeouts_false: u64,
 }
 
 impl Agreement {
@@ -75,6 +88,22 @@ impl Agreement {
         self.timeouts_agree += other.timeouts_agree;
         self.persistent += other.persistent;
         self.unpaired += other.unpaired;
+        self.probe_timeouts += other.probe_timeouts;
+        self.probe_timeouts_inferred += other.probe_timeouts_inferred;
+        self.probe_timeouts_false += other.probe_timeouts_false;
+    }
+
+    /// Share of quinn's probe timeouts that cc-core inferred.
+    pub fn probe_timeout_recall(&self) -> f64 {
+        ratio(self.probe_timeouts_inferred, self.probe_timeouts)
+    }
+
+    /// Share of cc-core's inferred probe timeouts that quinn had.
+    pub fn probe_timeout_precision(&self) -> f64 {
+        ratio(
+            self.probe_timeouts_inferred,
+            self.probe_timeouts_inferred + self.probe_timeouts_false,
+        )
     }
 }
 
@@ -86,7 +115,7 @@ impl fmt::Display for Agreement {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(
             f,
-            "{} loss events: {:.1}% agree overall, {:.1}% of the {} determined agree, {:.1}% undetermined, {}/{} time-threshold losses read right; {} persistent; {} unpaired",
+            "{} loss events: {:.1}% agree overall, {:.1}% of the {} determined agree, {:.1}% undetermined, {}/{} time-threshold losses read right; {} persistent; {} unpaired; probe timeouts: {}/{} inferred, {} false",
             self.events,
             100.0 * self.overall_rate(),
             100.0 * self.determined_rate(),
@@ -95,7 +124,10 @@ impl fmt::Display for Agreement {
             self.timeouts_agree,
             self.timeouts,
             self.persistent,
-            self.unpaired
+            self.unpaired,
+            self.probe_timeouts_inferred,
+            self.probe_timeouts,
+            self.probe_timeouts_false
         )
     }
 }
@@ -105,6 +137,11 @@ struct State {
     last_lost: Option<u64>,
     events: Vec<PairedEvent>,
     unpaired: u64,
+    /// Per side (`client`, `server`, or none): a quinn PTO awaiting its inference.
+    pto_pending: std::collections::BTreeMap<&'static str, bool>,
+    probe_timeouts: u64,
+    probe_timeouts_inferred: u64,
+    probe_timeouts_false: u64,
 }
 
 /// A `tracing` layer that pairs quinn's lost-packet records with cc-core's classifications.
@@ -112,6 +149,7 @@ struct State {
 pub struct GroundTruth {
     state: Arc<Mutex<State>>,
     packet_threshold: u32,
+    probe_side: Option<&'static str>,
 }
 
 impl GroundTruth {
@@ -120,7 +158,20 @@ impl GroundTruth {
         Self {
             state: Arc::default(),
             packet_threshold,
+            probe_side: None,
         }
+    }
+
+    /// Scores probe timeouts on one side only (`"client"` or `"server"`): the data sender's.
+    /// quinn times its PTO from its last ack-eliciting packet, and a side that mostly
+    /// acknowledges sends ACK-only packets in between, which the callbacks do not tell apart.
+    pub fn with_probe_side(mut self, side: &'static str) -> Self {
+        self.probe_side = Some(side);
+        self
+    }
+
+    fn scores_probes_of(&self, side: &str) -> bool {
+        self.probe_side.is_none_or(|s| s == side)
     }
 
     /// The layer to install, filtered to the two targets it reads (quinn's trace level is
@@ -131,7 +182,8 @@ impl GroundTruth {
     {
         let targets = Targets::new()
             .with_target("quinn_proto::connection", Level::TRACE)
-            .with_target("cc", Level::DEBUG);
+            .with_target("cc", Level::DEBUG)
+            .with_target("netsim", Level::DEBUG);
         self.clone().with_filter(targets)
     }
 
@@ -145,10 +197,13 @@ impl GroundTruth {
         let state = self.lock();
         let mut a = Agreement {
             unpaired: state.unpaired,
+            probe_timeouts: state.probe_timeouts,
+            probe_timeouts_inferred: state.probe_timeouts_inferred,
+            probe_timeouts_false: state.probe_timeouts_false,
             ..Agreement::default()
         };
         for e in &state.events {
-            if e.truth.is_persistent() {
+            if e.truth == LossSignal::PERSISTENT {
                 a.persistent += 1;
                 continue;
             }
@@ -181,28 +236,32 @@ impl GroundTruth {
 #[derive(Default)]
 struct Fields {
     message: Option<String>,
-    class: Option<String>,
-    dup_acks: Option<u64>,
-    determined: Option<bool>,
+    detected: Option<String>,
+    detected_dup_acks: Option<u64>,
+    detected_determined: Option<bool>,
+    persistent: Option<bool>,
     largest_acked: Option<u64>,
+    space: Option<String>,
 }
 
 impl Visit for Fields {
     fn record_debug(&mut self, field: &Field, value: &dyn fmt::Debug) {
-        if field.name() == "message" {
-            self.message = Some(format!("{value:?}"));
+        match field.name() {
+            "message" => self.message = Some(format!("{value:?}")),
+            "space" => self.space = Some(format!("{value:?}")),
+            _ => {}
         }
     }
     fn record_str(&mut self, field: &Field, value: &str) {
         match field.name() {
-            "class" => self.class = Some(value.to_owned()),
+            "detected" => self.detected = Some(value.to_owned()),
             "message" => self.message = Some(value.to_owned()),
             _ => {}
         }
     }
     fn record_u64(&mut self, field: &Field, value: u64) {
         match field.name() {
-            "dup_acks" => self.dup_acks = Some(value),
+            "detected_dup_acks" => self.detected_dup_acks = Some(value),
             "largest_acked" => self.largest_acked = Some(value),
             _ => {}
         }
@@ -213,8 +272,10 @@ impl Visit for Fields {
         }
     }
     fn record_bool(&mut self, field: &Field, value: bool) {
-        if field.name() == "determined" {
-            self.determined = Some(value);
+        match field.name() {
+            "detected_determined" => self.detected_determined = Some(value),
+            "persistent" => self.persistent = Some(value),
+            _ => {}
         }
     }
 }
@@ -237,24 +298,66 @@ fn signal_from(class: &str, dup_acks: Option<u64>) -> Option<LossSignal> {
     })
 }
 
-impl<S: Subscriber> Layer<S> for GroundTruth {
-    fn on_event(&self, event: &Event<'_>, _ctx: Context<'_, S>) {
+/// The side (`client` or `server` span) an event was recorded in, or `""`.
+fn side<S>(event: &Event<'_>, ctx: &Context<'_, S>) -> &'static str
+where
+    S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    ctx.event_scope(event)
+        .into_iter()
+        .flatten()
+        .find_map(|span| match span.name() {
+            "client" => Some("client"),
+            "server" => Some("server"),
+            _ => None,
+        })
+        .unwrap_or("")
+}
+
+impl<S> Layer<S> for GroundTruth
+where
+    S: Subscriber + for<'a> tracing_subscriber::registry::LookupSpan<'a>,
+{
+    fn on_event(&self, event: &Event<'_>, ctx: Context<'_, S>) {
         let mut f = Fields::default();
         event.record(&mut f);
         let target = event.metadata().target();
+        let message = f.message.as_deref().unwrap_or("");
         if target.starts_with("quinn_proto") {
-            if let Some(lost) = f.message.as_deref().and_then(largest_lost) {
+            if let Some(lost) = largest_lost(message) {
                 self.lock().last_lost = Some(lost);
+            } else if message == "PTO fired" && f.space.as_deref() == Some("Data") {
+                let side = side(event, &ctx);
+                if !self.scores_probes_of(side) {
+                    return;
+                }
+                let mut state = self.lock();
+                state.probe_timeouts += 1;
+                // A PTO still pending when its side's next one fires was missed.
+                state.pto_pending.insert(side, true);
             }
             return;
         }
-        if f.message.as_deref() != Some("loss signal") {
+        if message == "probe timeout inferred" {
+            let side = side(event, &ctx);
+            if !self.scores_probes_of(side) {
+                return;
+            }
+            let mut state = self.lock();
+            if state.pto_pending.insert(side, false) == Some(true) {
+                state.probe_timeouts_inferred += 1;
+            } else {
+                state.probe_timeouts_false += 1;
+            }
             return;
         }
-        let (Some(class), Some(determined)) = (f.class, f.determined) else {
+        if message != "loss signal" {
+            return;
+        }
+        let (Some(class), Some(determined)) = (f.detected, f.detected_determined) else {
             return;
         };
-        let Some(predicted) = signal_from(&class, f.dup_acks) else {
+        let Some(predicted) = signal_from(&class, f.detected_dup_acks) else {
             return;
         };
         let mut state = self.lock();
@@ -262,7 +365,7 @@ impl<S: Subscriber> Layer<S> for GroundTruth {
             return;
         }
         let lost = state.last_lost.take();
-        let truth = if predicted.is_persistent() {
+        let truth = if f.persistent == Some(true) {
             LossSignal::PERSISTENT
         } else {
             match (lost, f.largest_acked) {
@@ -302,21 +405,29 @@ mod tests {
 
     #[test]
     fn pairs_and_scores_events() {
+        #[derive(Debug)]
+        enum Space {
+            Data,
+        }
         use tracing_subscriber::layer::SubscriberExt;
         let gt = GroundTruth::new(3);
         let subscriber = tracing_subscriber::registry().with(gt.layer());
         tracing::subscriber::with_default(subscriber, || {
             // d = 10 - 9 = 1: classified timeout1, determined -> agree.
             tracing::trace!(target: "quinn_proto::connection", "packets lost: {:?}, bytes lost: {}", [9u64], 1200);
-            tracing::debug!(target: "cc", class = "timeout1", dup_acks = 1u8, determined = true, largest_acked = 10u64, "loss signal");
+            tracing::debug!(target: "cc", detected = "timeout1", detected_dup_acks = 1u8, detected_determined = true, persistent = false, largest_acked = 10u64, "loss signal");
             // d = 20 - 12 = 8: classified timeout2, undetermined -> disagree.
             tracing::trace!(target: "quinn_proto::connection", "packets lost: {:?}, bytes lost: {}", [11u64, 12], 2400);
-            tracing::debug!(target: "cc", class = "timeout2", dup_acks = 2u8, determined = false, largest_acked = 20u64, "loss signal");
+            tracing::debug!(target: "cc", detected = "timeout2", detected_dup_acks = 2u8, detected_determined = false, persistent = false, largest_acked = 20u64, "loss signal");
             // Persistent congestion: counted apart.
             tracing::trace!(target: "quinn_proto::connection", "packets lost: {:?}, bytes lost: {}", [30u64], 1200);
-            tracing::debug!(target: "cc", class = "timeout0", dup_acks = 0u8, determined = true, largest_acked = 31u64, "loss signal");
+            tracing::debug!(target: "cc", detected = "timeout0", detected_dup_acks = 0u8, detected_determined = true, persistent = true, largest_acked = 31u64, "loss signal");
+            // A PTO, inferred; an inference without a PTO.
+            tracing::trace!(target: "quinn_proto::connection", space = ?Space::Data, "PTO fired");
+            tracing::debug!(target: "cc", "probe timeout inferred");
+            tracing::debug!(target: "cc", "probe timeout inferred");
             // No quinn record before it: unpaired.
-            tracing::debug!(target: "cc", class = "fast_retransmit", determined = true, largest_acked = 40u64, "loss signal");
+            tracing::debug!(target: "cc", detected = "fast_retransmit", detected_determined = true, persistent = false, largest_acked = 40u64, "loss signal");
         });
         let a = gt.agreement();
         assert_eq!(a.events, 2);
@@ -326,5 +437,8 @@ mod tests {
         assert_eq!(a.persistent, 1);
         assert_eq!(a.unpaired, 1);
         assert_eq!(a.overall_rate(), 0.5);
+        assert_eq!(a.probe_timeouts, 1);
+        assert_eq!(a.probe_timeouts_inferred, 1);
+        assert_eq!(a.probe_timeouts_false, 1);
     }
 }

@@ -263,6 +263,11 @@ pub struct ScenarioArgs {
     /// quinn's time threshold (also given to the ports' loss classifier; default 1.125).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub(super) time_threshold: Option<f32>,
+    /// Which QUIC event the ports read as their papers' TCP timeout: time_threshold (A),
+    /// probe_timeout (B) or persistent_congestion (C); default: each port's own (README, "Loss
+    /// signals").
+    #[arg(long, value_name = "READING")]
+    pub(super) timeout_reading: Option<cc_core::TimeoutReading>,
 }
 
 /// Where results go.

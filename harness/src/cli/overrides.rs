@@ -215,6 +215,14 @@ impl ScenarioArgs {
                 "--packet-threshold",
             );
         }
+        if let Some(r) = self.timeout_reading {
+            set(
+                &mut o,
+                "transport.timeout_reading",
+                Value::String(r.name().to_owned()),
+                "--timeout-reading",
+            );
+        }
         if let Some(x) = self.time_threshold {
             set(
                 &mut o,

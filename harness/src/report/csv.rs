@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
-const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted,backend,ns3_hops,ns3_route_changes,ns3_drops_mac_retry,ns3_drops_queue,ns3_drops_no_route,ns3_drops_routing_buffer";
+const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted,backend,ns3_hops,ns3_route_changes,ns3_drops_mac_retry,ns3_drops_queue,ns3_drops_no_route,ns3_drops_routing_buffer,timeout0,time_threshold,probe_timeouts,after_probe_timeout";
 
 fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
@@ -85,7 +85,7 @@ pub fn render(runs: &[RunResult]) -> String {
             let ns3 = |f: fn(&netsim_ns3::Ns3DirectionStats) -> u64| {
                 data.as_ref().map(|d| f(d).to_string()).unwrap_or_default()
             };
-            let _ = writeln!(
+            let _ = write!(
                 out,
                 ",{},{},{},{},{},{},{}",
                 run.backend.as_str(),
@@ -95,6 +95,14 @@ pub fn render(runs: &[RunResult]) -> String {
                 ns3(|d| d.drops.mac_queue),
                 ns3(|d| d.drops.no_route),
                 ns3(|d| d.drops.routing_buffer),
+            );
+            let _ = writeln!(
+                out,
+                ",{},{},{},{}",
+                sig(|s| s.timeout0()),
+                sig(|s| s.time_threshold),
+                sig(|s| s.probe_timeouts),
+                sig(|s| s.after_probe_timeout),
             );
         }
     }

@@ -99,8 +99,8 @@ pub struct SummaryRow {
     pub packets_lost: Spread,
     /// Jain's fairness index.
     pub jain: Spread,
-    /// Mean loss-signal events per run by class: fast retransmit, timeout after 1 and 2
-    /// dup-ACKs, persistent congestion, undetermined (ports only).
+    /// Mean loss-signal events per run by class: fast retransmit, timeout after 1, 2 and 0
+    /// dup-ACKs, undetermined (ports only).
     pub signals: Option<[f64; 5]>,
     /// False when a run of this row cannot be reproduced from its seed.
     pub reproducible: bool,
@@ -227,7 +227,7 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                         sum(&|s| s.fast_retransmit),
                         sum(&|s| s.timeout1),
                         sum(&|s| s.timeout2),
-                        sum(&|s| s.persistent),
+                        sum(&|s| s.timeout0()),
                         sum(&|s| s.undetermined),
                     ]
                 })

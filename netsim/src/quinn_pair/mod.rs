@@ -201,11 +201,16 @@ impl QuinnPair {
     }
 
     /// Opens a connection: `(client side, server side)`.
+    ///
+    /// Each side's connection runs inside a `tracing` span named `client` or `server` (target
+    /// `netsim`), so that a subscriber can tell the two sides' quinn records apart.
     pub async fn connect(&self) -> Result<(Connection, Connection), QuinnPairError> {
-        let connecting = self
-            .client
-            .connect(self.server_addr(), SERVER_NAME)
-            .map_err(|e| QuinnPairError::quinn("starting the connection", e))?;
+        use tracing::Instrument;
+        let connecting = tracing::debug_span!(target: "netsim", "client").in_scope(|| {
+            self.client
+                .connect(self.server_addr(), SERVER_NAME)
+                .map_err(|e| QuinnPairError::quinn("starting the connection", e))
+        })?;
         let accept = async {
             let incoming = self
                 .server
@@ -215,7 +220,8 @@ impl QuinnPair {
             incoming
                 .await
                 .map_err(|e| QuinnPairError::quinn("accepting", e))
-        };
+        }
+        .instrument(tracing::debug_span!(target: "netsim", "server"));
         let client = async {
             connecting
                 .await
