@@ -3,8 +3,8 @@
 use crate::AbraConfig;
 use crate::backoff::SrttRange;
 use cc_core::{
-    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch,
-    RenoGrowth, TimeoutReading, Window, scale, trace,
+    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, MAX_WINDOW,
+    RecoveryEpoch, RenoGrowth, TimeoutReading, Window, scale, trace,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -208,11 +208,18 @@ impl Abra {
         };
         // ABRA's restore (its original rule, see the crate docs): return to the state before
         // the timeout with cwnd and ssthresh divided by 2 and 4; never below the minimum
-        // window (Window clamps).
+        // window (Window clamps). An outage before any loss saved an unbounded ssthresh, whose
+        // quarter is unbounded too: slow start would then run without a limit from half the
+        // saved window. The saved window, the most the old route carried, stands in for it.
+        let ssthresh = if saved.ssthresh >= MAX_WINDOW {
+            saved.cwnd
+        } else {
+            saved.ssthresh
+        };
         self.window
             .set_cwnd(scale(saved.cwnd, self.config.restore_cwnd_factor()));
         self.window
-            .set_ssthresh(scale(saved.ssthresh, self.config.restore_ssthresh_factor()));
+            .set_ssthresh(scale(ssthresh, self.config.restore_ssthresh_factor()));
         self.growth.reset();
         self.stats.restores += 1;
         tracing::debug!(

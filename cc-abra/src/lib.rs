@@ -97,6 +97,11 @@
 //!   sent after the event is acknowledged (with quinn's callback order, in practice only an ECN
 //!   mark) cancels the pending restore: the saved state no longer describes the path.
 //!   Counted in [`AbraStats::cancelled_restores`].
+//! - **A restore after an outage that no loss preceded.** The saved ssthresh is then the
+//!   initial, unbounded one, and the paper's quarter of it is unbounded too: slow start would
+//!   run without a limit from half the saved window. The restore uses the saved window in its
+//!   place (ssthresh = saved cwnd / 4, below the restored cwnd / 2: congestion avoidance).
+//!   Before this fix the rule was applied literally; the README's ABRA tables give the effect.
 //! - **The backoff is computed, not applied** (above). Before any RTT measurement it is
 //!   reported as 2. A zero-width range (`max_srtt <= min_srtt`, possible only through the pure
 //!   [`backoff_factor`]) gives the formula's limit: 1 if `last_srtt <= min_srtt`, else 2.

@@ -133,7 +133,7 @@ impl Karak {
 
 impl CongestionAlgorithm for Karak {
     const NAME: &'static str = "karak";
-    const TIMEOUT_READING: TimeoutReading = TimeoutReading::TimeThreshold;
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
     fn on_ack(&mut self, ack: &AckSample) {
         // NewReno: no growth while application-limited or for packets sent before recovery.

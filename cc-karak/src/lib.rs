@@ -23,11 +23,17 @@
 //!
 //! | signal | Table 1 row | window | ssthresh |
 //! |---|---|---|---|
-//! | `FastRetransmit` (d >= 3) | `Dup_ACK == 3` | cwnd / 2 | cwnd / 2 |
+//! | `FastRetransmit` | `Dup_ACK == 3` | cwnd / 2 | cwnd / 2 |
 //! | `Timeout { dup_acks: 2 }` | timeout, `Dup_ACK == 2` | cwnd / 4, rounded up to 2^k packets | old cwnd / 2 |
 //! | `Timeout { dup_acks: 1 }` | timeout, `Dup_ACK == 1` | cwnd / 8, rounded up to 2^k packets | old cwnd / 2 |
 //! | `Timeout { dup_acks: 0 }`, or 3 and more | timeout, "Else" (`Dup_ACK` zero) | minimum window | old cwnd / 2 |
 //! | `Ecn` | - | cwnd / 2 | cwnd / 2 |
+//!
+//! Which QUIC event is a `Timeout` is the [`cc_core::TimeoutReading`]. Karak's default is (C),
+//! **persistent congestion**: QUIC's counterpart of the RTO on which quinn's NewReno collapses
+//! to its minimum window, as TCP NewReno does after an RTO. Karak then cuts by the duplicate-ACK
+//! count `d` of the largest lost packet (its distance below the largest acknowledged one), the
+//! graded response the paper proposes in place of that collapse; every other loss halves.
 //!
 //! Growth is NewReno's, with byte counting: +1 segment per acknowledged segment in slow start,
 //! +1 segment per window in congestion avoidance (Table 1 "New ACK arrives").
@@ -37,18 +43,15 @@
 //! - **Minimum window.** QUIC's minimum window is 2 datagrams (RFC 9002 section 7.2), not 1
 //!   segment; no rule here takes the window below it.
 //! - **Initial window.** 10 datagrams, as QUIC starts (RFC 9002 section 7.2), not 1 segment.
-//! - **What "timeout" means.** QUIC has no RTO. A time-threshold loss (the packet threshold did
-//!   not fire, fewer than 3 later packets were acknowledged) plays the role of "RTO after
-//!   `d` duplicate ACKs", and persistent congestion (RFC 9002 section 7.6) plays "RTO with no
-//!   duplicate ACK". quinn's own NewReno halves on a time-threshold loss where the paper's TCP
-//!   NewReno would reset to one segment: Karak's graded cuts are *deeper* than quinn's NewReno
-//!   after one or two duplicate ACKs, and it is against quinn's NewReno that the harness compares.
-//!   That is the default, reading (A) of [`cc_core::TimeoutReading`]; `signal.timeout_reading`
-//!   selects (B), a loss after a probe timeout, or (C), persistent congestion only, where
-//!   Karak's graded cut is gentler than QUIC NewReno's collapse as the paper intends. Measured
-//!   on netsim (README, "Loss signals"): 0.88x NewReno on the demo under (A), 0.96x under (B),
-//!   0.98x under (C); geometric mean over PETRA's grid 0.895x, 0.964x, 0.964x. (A) stays the
-//!   default until the ns-3 sweeps are re-run under (C).
+//! - **What "timeout" means.** QUIC has no RTO; by default persistent congestion (RFC 9002
+//!   section 7.6) is the timeout (above). Reading (A) (`signal.timeout_reading =
+//!   time_threshold`) instead reads a time-threshold loss, `d` = 1 or 2 (RACK's reordering
+//!   window, which in TCP leads to fast recovery), as "RTO after `d` duplicate ACKs": on QUIC
+//!   those events are frequent and light, quinn's NewReno halves on them, and Karak's 1/8 and
+//!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise. (A) was
+//!   this crate's default until the measurement in the README ("Loss signals"): on netsim 0.88x
+//!   NewReno on the demo under (A), 0.96x under (B), 0.98x under (C); geometric mean over
+//!   PETRA's grid 0.895x, 0.964x, 0.964x; the ns-3 figures are in the README.
 //! - **ssthresh after a timeout** is half the window before it (RFC 5681 eq. 4); Table 1 leaves
 //!   it implicit.
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period

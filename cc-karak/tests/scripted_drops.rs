@@ -152,6 +152,9 @@ fn a_drop_near_the_tail_of_a_flight_is_a_graded_timeout() {
             "one drop {behind} from the tail: {events:?}"
         );
         assert_eq!(events[0].truth, expected, "quinn's own reading");
-        assert_eq!(events[0].predicted, expected, "what reached Karak");
+        assert_eq!(
+            events[0].predicted, expected,
+            "the classifier's class by distance"
+        );
     }
 }
