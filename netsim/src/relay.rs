@@ -52,8 +52,32 @@ impl RelayConfig {
         }
     }
 
-    /// Checks the loopback rule; errors name the field.
+    /// Checks the addresses; errors name the field. The relay must not listen on the address
+    /// it forwards to (every datagram would come back to it), and it stays on loopback unless
+    /// `allow_non_loopback` is set.
     pub fn validate(&self) -> Result<(), ConfigError> {
+        for (field, addr) in [
+            ("listen", self.listen),
+            ("upstream_bind", self.upstream_bind),
+        ] {
+            if addr == self.upstream {
+                return Err(ConfigError::invalid(
+                    field,
+                    format!(
+                        "{addr} is the upstream address: the relay would forward datagrams to itself"
+                    ),
+                ));
+            }
+        }
+        if self.listen.port() != 0 && self.listen == self.upstream_bind {
+            return Err(ConfigError::invalid(
+                "upstream_bind",
+                format!(
+                    "{} is the listen address: the two sockets need different ports",
+                    self.listen
+                ),
+            ));
+        }
         if self.allow_non_loopback {
             return Ok(());
         }
@@ -81,7 +105,18 @@ pub enum RelayError {
     /// Invalid relay or link configuration.
     #[error("invalid configuration: {0}")]
     Config(#[from] ConfigError),
-    /// A socket could not be bound or used.
+    /// A socket could not be bound.
+    #[error("cannot bind the {socket} socket to {addr}: {source}")]
+    Bind {
+        /// Which socket: the configuration field that gives its address (`listen` or
+        /// `upstream_bind`).
+        socket: &'static str,
+        /// The address it was to be bound to.
+        addr: SocketAddr,
+        /// Why it could not be.
+        source: io::Error,
+    },
+    /// A socket could not be used.
     #[error("relay I/O error: {0}")]
     Io(#[from] io::Error),
     /// The relay task ended abnormally.
@@ -109,8 +144,17 @@ impl Relay {
     ) -> Result<Self, RelayError> {
         config.validate()?;
         let link = SimLink::new(link, seed)?;
-        let listen = UdpSocket::bind(config.listen).await?;
-        let upstream = UdpSocket::bind(config.upstream_bind).await?;
+        let bind = |socket: &'static str, addr: SocketAddr| async move {
+            UdpSocket::bind(addr)
+                .await
+                .map_err(|source| RelayError::Bind {
+                    socket,
+                    addr,
+                    source,
+                })
+        };
+        let listen = bind("listen", config.listen).await?;
+        let upstream = bind("upstream_bind", config.upstream_bind).await?;
         let listen_addr = listen.local_addr()?;
         tracing::info!(listen = %listen_addr, upstream = %config.upstream, seed, "netsim relay started");
         let stop = Arc::new(Notify::new());

@@ -114,3 +114,82 @@ fn relay_refuses_non_loopback_addresses() {
         );
     });
 }
+
+#[test]
+fn relay_refuses_to_forward_to_itself() {
+    real_runtime().unwrap().block_on(async {
+        let server: std::net::SocketAddr = "127.0.0.1:4999".parse().unwrap();
+        let mut config = RelayConfig::new(server);
+        config.listen = server;
+        let err = Relay::start(config, LinkConfig::default(), 1).await.unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "invalid configuration: listen: 127.0.0.1:4999 is the upstream address: the relay would forward datagrams to itself"
+        );
+    });
+}
+
+#[test]
+fn a_port_in_use_names_the_socket() {
+    real_runtime().unwrap().block_on(async {
+        let taken = tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let addr = taken.local_addr().unwrap();
+        let mut config = RelayConfig::new("127.0.0.1:9".parse().unwrap());
+        config.upstream_bind = addr;
+        let err = Relay::start(config, LinkConfig::default(), 1)
+            .await
+            .unwrap_err();
+        let message = err.to_string();
+        assert!(
+            message.starts_with(&format!("cannot bind the upstream_bind socket to {addr}: ")),
+            "{message}"
+        );
+    });
+}
+
+/// The binary: bad input exits 2 naming the flag; the relay's own failures exit 1.
+#[test]
+fn the_cli_names_flags_and_exits_2_on_bad_input() {
+    let relay = env!("CARGO_BIN_EXE_netsim-relay");
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new(relay)
+            .args(args)
+            .output()
+            .expect("netsim-relay runs");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = run(&["--upstream", "192.0.2.1:443"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--upstream: 192.0.2.1:443 is not a loopback address (set --allow-non-loopback to permit it)"),
+        "{err}"
+    );
+    let (code, err) = run(&["--upstream", "127.0.0.1:4998", "--listen", "127.0.0.1:4998"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(
+        err.contains("--listen: 127.0.0.1:4998 is the upstream address"),
+        "{err}"
+    );
+    let bad = std::env::temp_dir().join(format!("netsim-relay-{}-link.toml", std::process::id()));
+    std::fs::write(&bad, "[a_to_b]\nrate = \"fast\"\n").unwrap();
+    let (code, err) = run(&[
+        "--upstream",
+        "127.0.0.1:4998",
+        "--config",
+        bad.to_str().unwrap(),
+    ]);
+    assert_eq!(code, Some(2), "{err}");
+    let _ = std::fs::remove_file(&bad);
+    assert!(err.contains("link.toml"), "{err}");
+    let taken = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+    let addr = taken.local_addr().unwrap().to_string();
+    let (code, err) = run(&["--upstream", "127.0.0.1:4998", "--listen", &addr]);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains(&format!("cannot bind the listen socket (--listen {addr})")),
+        "{err}"
+    );
+}

@@ -8,6 +8,11 @@
 //! The client connects to the `--listen` address; `--config` is a netsim `LinkConfig` in TOML
 //! (client -> server is `a_to_b`). On exit (Ctrl-C or `--duration`) the relay prints the link
 //! accounting as TOML.
+//!
+//! Exit status: 0 on a clean stop; 2 on bad input (the command line, the link file, addresses
+//! the relay refuses: a non-loopback address without `--allow-non-loopback`, `--listen` or
+//! `--upstream-bind` equal to `--upstream`), the message naming the flag; 1 when the relay
+//! fails while starting or running (a socket that cannot be bound names its flag and address).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -15,7 +20,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use clap::Parser;
-use netsim::relay::{Relay, RelayConfig};
+use netsim::ConfigError;
+use netsim::relay::{Relay, RelayConfig, RelayError};
 use netsim::units::parse_duration;
 use netsim::{LinkConfig, real_runtime};
 
@@ -59,20 +65,48 @@ fn main() -> ExitCode {
     let args = Args::parse();
     match run(args) {
         Ok(()) => ExitCode::SUCCESS,
-        Err(message) => {
+        Err(Failure::Input(message)) => {
+            // Bad input exits 2, as clap does for a malformed command line.
+            eprintln!("netsim-relay: {message}");
+            ExitCode::from(2)
+        }
+        Err(Failure::Run(message)) => {
             eprintln!("netsim-relay: {message}");
             ExitCode::FAILURE
         }
     }
 }
 
-fn run(args: Args) -> Result<(), String> {
+/// Why the relay stopped: bad input (exit 2) or a failure while running (exit 1).
+enum Failure {
+    Input(String),
+    Run(String),
+}
+
+/// The command-line flag that sets a [`RelayConfig`] field.
+fn flag(field: &str) -> String {
+    format!("--{}", field.replace('_', "-"))
+}
+
+/// A relay configuration error in the command line's terms: the flag, not the field.
+fn flag_error(e: &ConfigError) -> String {
+    match e {
+        ConfigError::Invalid { field, reason } => format!(
+            "{}: {}",
+            flag(field),
+            reason.replace("allow_non_loopback", "--allow-non-loopback")
+        ),
+        other => other.to_string(),
+    }
+}
+
+fn run(args: Args) -> Result<(), Failure> {
     let link = match &args.config {
         Some(path) => {
             let name = path.display().to_string();
-            let text =
-                std::fs::read_to_string(path).map_err(|e| format!("{name}: cannot read: {e}"))?;
-            LinkConfig::from_toml_str(&text, &name).map_err(|e| e.to_string())?
+            let text = std::fs::read_to_string(path)
+                .map_err(|e| Failure::Input(format!("--config {name}: cannot read: {e}")))?;
+            LinkConfig::from_toml_str(&text, &name).map_err(|e| Failure::Input(e.to_string()))?
         }
         None => LinkConfig::default(),
     };
@@ -82,22 +116,40 @@ fn run(args: Args) -> Result<(), String> {
         upstream_bind: args.upstream_bind,
         allow_non_loopback: args.allow_non_loopback,
     };
-    let runtime = real_runtime().map_err(|e| format!("cannot start the runtime: {e}"))?;
+    config
+        .validate()
+        .map_err(|e| Failure::Input(flag_error(&e)))?;
+    let runtime =
+        real_runtime().map_err(|e| Failure::Run(format!("cannot start the runtime: {e}")))?;
     runtime.block_on(async {
         let relay = Relay::start(config, link, args.seed)
             .await
-            .map_err(|e| e.to_string())?;
+            .map_err(|e| match e {
+                RelayError::Config(e) => Failure::Input(e.to_string()),
+                RelayError::Bind {
+                    socket,
+                    addr,
+                    source,
+                } => Failure::Run(format!(
+                    "cannot bind the {socket} socket ({} {addr}): {source}",
+                    flag(socket)
+                )),
+                other => Failure::Run(other.to_string()),
+            })?;
         println!("listening on {} (seed {})", relay.listen_addr(), args.seed);
         match args.duration {
             Some(duration) => tokio::time::sleep(duration).await,
             None => {
                 tokio::signal::ctrl_c()
                     .await
-                    .map_err(|e| format!("cannot wait for Ctrl-C: {e}"))?;
+                    .map_err(|e| Failure::Run(format!("cannot wait for Ctrl-C: {e}")))?;
             }
         }
-        let accounting = relay.shutdown().await.map_err(|e| e.to_string())?;
-        let report = toml::to_string(&accounting).map_err(|e| e.to_string())?;
+        let accounting = relay
+            .shutdown()
+            .await
+            .map_err(|e| Failure::Run(e.to_string()))?;
+        let report = toml::to_string(&accounting).map_err(|e| Failure::Run(e.to_string()))?;
         println!("{report}");
         Ok(())
     })
