@@ -103,6 +103,26 @@ pub fn dispatch(cli: Cli) -> Result<()> {
     }
 }
 
+/// Parses the options of `harness run` (`args` without the program name and `run`) and builds
+/// the grid they describe without running it. What `run` would refuse as bad input, this
+/// refuses with the same message (exit code 2): for tooling, and for the property tests that
+/// feed it generated command lines.
+pub fn run_grid<I, T>(args: I) -> Result<crate::scenario::Grid>
+where
+    I: IntoIterator<Item = T>,
+    T: Into<std::ffi::OsString> + Clone,
+{
+    #[derive(Parser)]
+    struct Wrapper {
+        #[command(flatten)]
+        run: RunArgs,
+    }
+    let argv =
+        std::iter::once(std::ffi::OsString::from("run")).chain(args.into_iter().map(Into::into));
+    let parsed = Wrapper::try_parse_from(argv).map_err(HarnessError::bad_input)?;
+    parsed.run.scenario.grid()
+}
+
 impl RunArgs {
     fn parse_from<const N: usize>(args: [&str; N]) -> Self {
         #[derive(Parser)]

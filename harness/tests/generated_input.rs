@@ -1,0 +1,308 @@
+//! Generated scenario files and command lines (issue 17): every input either builds a grid,
+//! or is refused as bad input (exit code 2) with a message that names what is wrong; nothing
+//! panics. Seeded (ChaCha), so a failure reproduces.
+
+use harness::scenario::{Source, load};
+use proptest::prelude::*;
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use std::panic::{AssertUnwindSafe, catch_unwind};
+
+/// Values of every kind, valid and not, as TOML.
+const VALUES: &[&str] = &[
+    "0",
+    "1",
+    "-1",
+    "3",
+    "50",
+    "1200",
+    "4294967296",
+    "1e308",
+    "-1e308",
+    "nan",
+    "inf",
+    "0.5",
+    "1e-6",
+    "-0.0",
+    "true",
+    "\"\"",
+    "\"2Mbps\"",
+    "\"-2Mbps\"",
+    "\"45\"",
+    "\"45ms\"",
+    "\"120s\"",
+    "\"1e9s\"",
+    "\"off\"",
+    "\"abc\"",
+    "\"newreno,karak\"",
+    "[]",
+    "[1, 2]",
+    "[\"karak\"]",
+    "{}",
+    "{ packets = 50 }",
+    "{ bytes = -1 }",
+    "[{ model = \"ber\", ber = 1e-6 }]",
+    "[{ model = \"per\", p = 2.0 }]",
+    "\"mobility\"",
+    "\"always_up\"",
+    "\"time_threshold\"",
+    "\"persistent_congestion\"",
+    "\"quiche\"",
+    "\"ns3\"",
+    "\"real\"",
+    "\"virtual\"",
+];
+
+/// Keys the scenario format knows, under their tables, plus a few it does not, each with a
+/// value it accepts (where it has one).
+const KEYS: &[(&str, &str, &str)] = &[
+    ("", "name", "\"g\""),
+    ("", "description", "\"d\""),
+    ("", "seeds", "2"),
+    ("", "flows", "2"),
+    ("", "flow_stagger", "\"1s\""),
+    ("", "controllers", "[\"newreno\", \"karak\"]"),
+    ("", "clock", "\"virtual\""),
+    ("", "receiver", "\"quinn\""),
+    ("", "backend", "\"netsim\""),
+    ("", "colour", "\"blue\""),
+    ("transfer", "duration", "\"10s\""),
+    ("transfer", "bytes", "1000000"),
+    ("transfer", "timeout", "\"60s\""),
+    ("link.both", "rate", "\"2Mbps\""),
+    ("link.both", "delay", "\"20ms\""),
+    ("link.both", "jitter", "\"1ms\""),
+    ("link.both", "queue", "{ packets = 50 }"),
+    ("link.both", "errors", "[{ model = \"ber\", ber = 1e-6 }]"),
+    ("link.both", "mtu", "1200"),
+    ("link.both", "speed", "\"x\""),
+    ("link.a_to_b", "rate", "\"2Mbps\""),
+    ("link.b_to_a", "delay", "\"20ms\""),
+    ("link.path", "model", "\"always_up\""),
+    ("link.path", "nodes", "20"),
+    ("link.path", "area_width", "1000.0"),
+    ("link.path", "radio_range", "250.0"),
+    ("link.path", "min_speed", "5.0"),
+    ("link.path", "max_speed", "10.0"),
+    ("link.path", "pause", "\"5s\""),
+    ("link.path", "mean_up", "\"10s\""),
+    ("link.path", "sink", "1"),
+    ("transport", "idle_timeout", "\"off\""),
+    ("transport", "packet_threshold", "3"),
+    ("transport", "time_threshold", "1.125"),
+    ("transport", "timeout_reading", "\"probe_timeout\""),
+    ("transport", "window", "1"),
+    ("ns3", "nodes", "20"),
+    ("ns3", "sources", "1"),
+];
+
+/// A scenario file of `pairs` (key index, value index), grouped under their tables.
+fn document(pairs: &[(usize, usize)]) -> String {
+    let mut tables: Vec<(&str, Vec<String>)> = Vec::new();
+    for &(k, v) in pairs {
+        let (table, key, good) = KEYS[k % KEYS.len()];
+        // Half the values are the key's own good value, half from the common pool.
+        let value = VALUES.get(v).copied().unwrap_or(good);
+        let line = format!("{key} = {value}");
+        match tables.iter_mut().find(|(t, _)| *t == table) {
+            Some((_, lines)) if !lines.iter().any(|l| l.starts_with(&format!("{key} ="))) => {
+                lines.push(line)
+            }
+            Some(_) => {}
+            None => tables.push((table, vec![line])),
+        }
+    }
+    let mut text = String::new();
+    // Top-level keys first, then the tables.
+    tables.sort_by_key(|(t, _)| !t.is_empty());
+    for (table, lines) in tables {
+        if !table.is_empty() {
+            text.push_str(&format!("[{table}]\n"));
+        }
+        for l in lines {
+            text.push_str(&l);
+            text.push('\n');
+        }
+    }
+    text
+}
+
+fn runner() -> TestRunner {
+    let config = Config {
+        cases: 400,
+        failure_persistence: None,
+        ..Config::default()
+    };
+    TestRunner::new_with_rng(config, TestRng::deterministic_rng(RngAlgorithm::ChaCha))
+}
+
+/// Whether `message` names something: a key of the input, a flag, a line, or a quoted name.
+fn names_a_field(message: &str, names: &[&str]) -> bool {
+    message.contains('`')
+        || message.contains("line ")
+        || message.contains("--")
+        || names.iter().any(|n| message.contains(n))
+}
+
+#[test]
+fn generated_scenario_files_build_or_are_refused_by_name() {
+    let refused = std::cell::Cell::new(0u32);
+    let built = std::cell::Cell::new(0u32);
+    let result = runner().run(
+        &prop::collection::vec((0..KEYS.len(), 0..2 * VALUES.len()), 1..8),
+        |pairs| {
+            let text = document(&pairs);
+            let source = Source {
+                name: "generated.toml".into(),
+                default_name: "generated".into(),
+                text: text.clone(),
+            };
+            let outcome = catch_unwind(AssertUnwindSafe(|| load(&source, &[])));
+            let Ok(outcome) = outcome else {
+                return Err(TestCaseError::fail(format!("panicked on:\n{text}")));
+            };
+            if let Err(e) = outcome {
+                refused.set(refused.get() + 1);
+                let message = e.to_string();
+                prop_assert_eq!(e.exit_code(), 2, "{}\n{}", message, text);
+                let names: Vec<&str> = pairs.iter().map(|&(k, _)| KEYS[k % KEYS.len()].1).collect();
+                prop_assert!(
+                    names_a_field(&message, &names),
+                    "the message names no field: {}\n{}",
+                    message,
+                    text
+                );
+                prop_assert!(!message.contains("untagged enum"), "{}", message);
+            } else {
+                built.set(built.get() + 1);
+            }
+            Ok(())
+        },
+    );
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    // Both outcomes occur, or the generator tests little.
+    let (refused, built) = (refused.get(), built.get());
+    println!("refused {refused}, built {built}");
+    assert!(
+        refused > 50 && built > 5,
+        "refused {refused}, built {built}"
+    );
+}
+
+/// Flags of `harness run` with values, valid and not.
+const FLAGS: &[(&str, &[&str])] = &[
+    (
+        "--preset",
+        &["demo", "petra-table-4.2", "karak-speed", "nope"],
+    ),
+    (
+        "--controllers",
+        &["newreno,karak", "karak", "", "karak,karak", "bogus"],
+    ),
+    (
+        "--set",
+        &[
+            "karak.timeout_cut_one=0.2",
+            "ub.alpha=9",
+            "karak.x=1",
+            "nope",
+        ],
+    ),
+    ("--seeds", &["1", "0", "-3", "100000"]),
+    ("--seed", &["4", "1,2", "x"]),
+    ("--duration", &["10s", "45", "-1s", "0s"]),
+    ("--bytes", &["1MB", "0", "-5"]),
+    ("--flows", &["2", "0", "9999999"]),
+    ("--flow-stagger", &["1s", "abc"]),
+    ("--clock", &["virtual", "real", "wall"]),
+    ("--receiver", &["quinn", "quiche", "other"]),
+    ("--rate", &["2Mbps", "-2Mbps", "0", "fast"]),
+    ("--delay", &["20ms", "45", "-1ms"]),
+    ("--jitter", &["5ms", "1e9s"]),
+    ("--queue-packets", &["50", "0", "-1"]),
+    ("--queue-bytes", &["30000", "0"]),
+    ("--mtu", &["1200", "100", "70000"]),
+    ("--per", &["0.01", "1.5", "-0.1", "nan"]),
+    ("--ber", &["1e-6", "2", "x"]),
+    ("--gilbert-elliott", &["0.01,0.1,0,0.5", "1,2,3", "a,b,c,d"]),
+    ("--reorder", &["0.1,5ms", "2,5ms", "0.1"]),
+    ("--duplicate", &["0.01", "3"]),
+    (
+        "--path",
+        &["always-up", "mobility", "on-off", "trace", "warp"],
+    ),
+    ("--speed", &["20", "0", "-5", "1e9"]),
+    ("--pause", &["5s", "-1s"]),
+    ("--nodes", &["50", "1", "0", "100000000"]),
+    ("--area", &["1200x1200", "0x5", "axb", "1e9x100"]),
+    ("--radio-range", &["250", "0", "-1"]),
+    ("--mean-up", &["10s", "0s"]),
+    ("--mean-down", &["1s", "x"]),
+    ("--repair-delay", &["100ms", "-1ms"]),
+    (
+        "--link",
+        &[
+            "both.rate=\"2Mbps\"",
+            "path.sink=49",
+            "nope=1",
+            "both.rate=-1",
+        ],
+    ),
+    ("--backend", &["netsim", "ns3", "ns2"]),
+    ("--ns3", &["routing=olsr", "nodes=0", "bogus=1"]),
+    ("--idle-timeout", &["off", "30s", "30"]),
+    ("--packet-threshold", &["3", "0", "5000"]),
+    ("--time-threshold", &["1.125", "0.5", "nan"]),
+    ("--timeout-reading", &["probe_timeout", "rto"]),
+];
+
+#[test]
+fn generated_command_lines_build_or_are_refused_by_name() {
+    let refused = std::cell::Cell::new(0u32);
+    let built = std::cell::Cell::new(0u32);
+    let result = runner().run(
+        &prop::collection::vec((0..FLAGS.len(), 0..8usize), 1..6),
+        |picks| {
+            let mut args: Vec<String> = Vec::new();
+            let mut seen = Vec::new();
+            for &(f, v) in &picks {
+                let (flag, values) = FLAGS[f];
+                if seen.contains(&flag) {
+                    continue;
+                }
+                seen.push(flag);
+                args.push(flag.to_owned());
+                args.push(values[v % values.len()].to_owned());
+            }
+            let outcome = catch_unwind(AssertUnwindSafe(|| harness::cli::run_grid(&args)));
+            let Ok(outcome) = outcome else {
+                return Err(TestCaseError::fail(format!("panicked on {args:?}")));
+            };
+            match outcome {
+                Err(e) => {
+                    refused.set(refused.get() + 1);
+                    let message = e.to_string();
+                    prop_assert_eq!(e.exit_code(), 2, "{} {:?}", message, args);
+                    prop_assert!(
+                        names_a_field(&message, &seen),
+                        "the message names no flag or field: {}\n{:?}",
+                        message,
+                        args
+                    );
+                }
+                Ok(_) => built.set(built.get() + 1),
+            }
+            Ok(())
+        },
+    );
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    let (refused, built) = (refused.get(), built.get());
+    println!("refused {refused}, built {built}");
+    assert!(
+        refused > 50 && built > 5,
+        "refused {refused}, built {built}"
+    );
+}
