@@ -27,9 +27,9 @@
 //!
 //! | event | paper | window | ssthresh |
 //! |---|---|---|---|
-//! | `FastRetransmit`, `Timeout { dup_acks: 1 or 2 }` | section 3 step 4, three duplicate ACKs | cwnd / 2 | cwnd / 2 |
+//! | `FastRetransmit` (by default every loss but persistent congestion) | section 3 step 4, three duplicate ACKs | cwnd / 2 | cwnd / 2 |
 //! | `Ecn` | - | cwnd / 2 | cwnd / 2 |
-//! | `Timeout { dup_acks: 0 }` (persistent congestion) | section 4: save cwnd, ssthresh, srtt; section 3 step 4, timeout | minimum window | cwnd / 2 |
+//! | `Timeout { .. }` (by default persistent congestion) | section 4: save cwnd, ssthresh, srtt; section 3 step 4, timeout | minimum window | cwnd / 2 |
 //! | first ACK of a packet sent after persistent congestion | ABRA's restore | saved cwnd / 2 | saved ssthresh / 4 |
 //! | other ACKs | section 3 steps 2-3 (NewReno growth, byte counting) | + acked (slow start), + 1 datagram per window (avoidance) | - |
 //!

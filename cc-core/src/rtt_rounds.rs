@@ -113,7 +113,15 @@ impl RttRounds {
         self.round_min.take().map(|min| RoundRtt { min, samples })
     }
 
-    /// The base RTT (minimum of all samples).
+    /// Forgets the base RTT: the next sample starts a new minimum. For a path that may have
+    /// changed (after a timeout, as Linux's Westwood+ resets its minimum RTT on a loss
+    /// timeout).
+    pub fn reset_base(&mut self) {
+        self.base = None;
+    }
+
+    /// The base RTT (minimum of all samples since the start or the last
+    /// [`reset_base`](Self::reset_base)).
     pub fn base(&self) -> Option<Duration> {
         self.base
     }

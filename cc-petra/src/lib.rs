@@ -34,9 +34,9 @@
 //!
 //!   | [`cc_core::LossSignal`] | paper | condition | window | [`PetraDecision`] |
 //!   |---|---|---|---|---|
-//!   | `FastRetransmit`, `Timeout { 1 or 2 }` | 4.2.3 | flight > ssthresh and LastRTT >= ERTT | `cwnd = ssthresh` | `RecoveryToSsthresh` |
+//!   | `FastRetransmit` (by default every loss but persistent congestion) | 4.2.3 | flight > ssthresh and LastRTT >= ERTT | `cwnd = ssthresh` | `RecoveryToSsthresh` |
 //!   | | | otherwise | kept | `RecoveryKeep` |
-//!   | `Timeout { 0 }` (persistent congestion) | 4.3.3 | flight < EBW / 2 and LastRTT < ERTT | `cwnd += SMSS x SMSS / cwnd` | `TimeoutGrow` |
+//!   | `Timeout { .. }` (by default persistent congestion) | 4.3.3 | flight < EBW / 2 and LastRTT < ERTT | `cwnd += SMSS x SMSS / cwnd` | `TimeoutGrow` |
 //!   | | | LastRTT < ERTT | `cwnd = ssthresh` | `TimeoutToSsthresh` |
 //!   | | | otherwise (congestion) | minimum window | `TimeoutCollapse` |
 //!   | `Ecn` | - | - | `min(cwnd, ssthresh)` | `Ecn` |
@@ -44,11 +44,11 @@
 //! # Mapping onto QUIC
 //!
 //! - **Which loss is which.** [`cc_core::LossClassifier`] decodes each quinn congestion event
-//!   (docs/DESIGN.md section 3): a packet-threshold loss is the paper's third duplicate ACK, a
-//!   time-threshold loss after one or two later packets is "an RTO after one or two duplicate
-//!   ACKs" and takes section 4.2.3's congestion check (the fast-recovery path the paper's
-//!   TCP would have been in), and persistent congestion (RFC 9002 section 7.6) is the coarse
-//!   timeout of section 4.3.3.
+//!   (docs/DESIGN.md section 3): under PETRA's default timeout reading, persistent congestion
+//!   (RFC 9002 section 7.6) is the coarse timeout of section 4.3.3, and every other loss, a
+//!   packet-threshold loss (the paper's third duplicate ACK) or a time-threshold loss after one
+//!   or two later packets, takes section 4.2.3's congestion check (the fast-recovery path the
+//!   paper's TCP would have been in).
 //! - **ACKs.** quinn calls `on_ack` once per acknowledged packet and `on_end_acks` once per ACK
 //!   frame; one frame is one of the paper's ACKs. `Acked x SMSS` in eq. 4.3 is the bytes the
 //!   frame newly acknowledged, and growth (section 4.1.2.1) is applied per frame with quinn's

@@ -62,8 +62,8 @@
 //!
 //! | signal | paper | window | ssthresh |
 //! |---|---|---|---|
-//! | `FastRetransmit`, `Timeout { dup_acks: 1 or 2 }` | step 3 (loss seen in the SACKs), step 4 | `min(cwnd, ssthresh)` = cwnd / 2 | cwnd / 2 |
-//! | `Timeout { dup_acks: 0 }` (persistent congestion) | SACK's RTO (the paper is silent) | minimum window | cwnd / 2 |
+//! | `FastRetransmit` (by default every loss but persistent congestion) | step 3 (loss seen in the SACKs), step 4 | `min(cwnd, ssthresh)` = cwnd / 2 | cwnd / 2 |
+//! | `Timeout { .. }` (by default persistent congestion) | SACK's RTO (the paper is silent) | minimum window | cwnd / 2 |
 //! | `Ecn` | - | `min(cwnd, ssthresh)` = cwnd / 2 | cwnd / 2 |
 //! | an acknowledgement | step 5 | `+ alpha x MSS x acked_bytes / cwnd` bytes | unchanged |
 //!
@@ -84,7 +84,8 @@
 //! - **Persistent congestion** (RFC 9002 section 7.6), QUIC's counterpart of the RTO, takes the
 //!   window to the minimum as SACK's RTO takes it to one segment; the paper covers only losses
 //!   seen in the SACKs.
-//! - **Time-threshold losses** (`Timeout { dup_acks: 1 or 2 }`) are losses found from the
+//! - **Time-threshold losses** (`Timeout { dup_acks: 1 or 2 }` under reading (A); fast
+//!   retransmits under the default reading) are losses found from the
 //!   acknowledgement ranges, as SACK's scoreboard finds them, so they take step 4 like a fast
 //!   retransmit rather than TCP's RTO reset.
 //! - **Byte counting.** The per-ACK formula is applied per acknowledged byte, so growth does

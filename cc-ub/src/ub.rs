@@ -265,6 +265,10 @@ impl Ub {
             self.window.set_ssthresh(ssthresh);
             self.phase = UbPhase::SlowStart;
             self.grow_this_round = true;
+            // The path may have changed (on a MANET, a new route): a base RTT from the old one
+            // would read the new path's longer RTT as a standing backlog (Vegas' known failure
+            // after a reroute). Linux's Westwood+ resets its minimum RTT on a loss timeout too.
+            self.rtt.reset_base();
             UbDecision::Timeout
         } else {
             // TCP Westwood on duplicate ACKs (Mascolo et al. 2001): ssthresh = BWE x RTTmin /

@@ -387,3 +387,30 @@ fn driven_by_quinns_callbacks_rounds_follow_packet_numbers() {
     assert_eq!(ub.window(), 78_000);
     assert_eq!(ub.ssthresh(), 76_800);
 }
+
+#[test]
+fn a_timeout_restarts_the_base_rtt_and_a_loss_does_not() {
+    // Scenario::new primes the base RTT at 100 ms.
+    let mut s = Scenario::new(20, 1800);
+    assert_eq!(s.ub.base_rtt(), Some(ms(100)));
+    let sample = |s: &mut Scenario, rtt: Duration| {
+        s.ub.on_ack(&AckSample {
+            now: s.now,
+            sent: s.now - rtt,
+            bytes: SEG,
+            app_limited: false,
+            rtt: RttSnapshot::uniform(rtt),
+        });
+    };
+    // An ordinary loss keeps the minimum: a longer sample does not raise it.
+    s.ub.react(LossSignal::FastRetransmit);
+    sample(&mut s, ms(300));
+    assert_eq!(s.ub.base_rtt(), Some(ms(100)));
+    // A timeout (the path may have changed): the next sample starts a new minimum.
+    assert_eq!(s.ub.react(LossSignal::PERSISTENT), UbDecision::Timeout);
+    assert_eq!(s.ub.base_rtt(), None);
+    sample(&mut s, ms(300));
+    assert_eq!(s.ub.base_rtt(), Some(ms(300)));
+    sample(&mut s, ms(250));
+    assert_eq!(s.ub.base_rtt(), Some(ms(250)));
+}
