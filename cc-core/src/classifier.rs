@@ -280,7 +280,9 @@ impl LossClassifier {
             at.is_some_and(|t| now.saturating_duration_since(t) < TIMER_GRANULARITY)
         };
         let outstanding = self.in_flight_at_ack > 0 || self.full_sent_since_ack;
-        let floor = smoothed + self.config.max_ack_delay() + TIMER_GRANULARITY;
+        let floor = smoothed
+            .saturating_add(self.config.max_ack_delay())
+            .saturating_add(TIMER_GRANULARITY);
         outstanding
             && !triggered(self.last_ack_frame)
             && !triggered(self.last_event)
