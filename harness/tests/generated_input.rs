@@ -2,7 +2,7 @@
 //! or is refused as bad input (exit code 2) with a message that names what is wrong; nothing
 //! panics. Seeded (ChaCha), so a failure reproduces.
 
-use harness::scenario::{Source, load};
+use harness::scenario::{Grid, Source, load};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
 use std::panic::{AssertUnwindSafe, catch_unwind};
@@ -143,50 +143,61 @@ fn names_a_field(message: &str, names: &[&str]) -> bool {
         || names.iter().any(|n| message.contains(n))
 }
 
-#[test]
-fn generated_scenario_files_build_or_are_refused_by_name() {
+/// Runs 400 cases of `strategy` through `build`, which gives the names a refusal may cite and
+/// the outcome. Every case must build a grid or be refused as bad input (exit code 2) with a
+/// message naming one of them, a flag, a line or a quoted name, and never panic; both outcomes
+/// must occur, or the generator tests little.
+fn builds_or_is_refused_by_name<S: Strategy>(
+    strategy: S,
+    build: impl Fn(&S::Value) -> (Vec<&'static str>, harness::error::Result<Grid>),
+) {
     let refused = std::cell::Cell::new(0u32);
     let built = std::cell::Cell::new(0u32);
-    let result = runner().run(
-        &prop::collection::vec((0..KEYS.len(), 0..2 * VALUES.len()), 1..8),
-        |pairs| {
-            let text = document(&pairs);
-            let source = Source {
-                name: "generated.toml".into(),
-                default_name: "generated".into(),
-                text: text.clone(),
-            };
-            let outcome = catch_unwind(AssertUnwindSafe(|| load(&source, &[])));
-            let Ok(outcome) = outcome else {
-                return Err(TestCaseError::fail(format!("panicked on:\n{text}")));
-            };
-            if let Err(e) = outcome {
+    let result = runner().run(&strategy, |input| {
+        let Ok((names, outcome)) = catch_unwind(AssertUnwindSafe(|| build(&input))) else {
+            return Err(TestCaseError::fail(format!("panicked on {input:?}")));
+        };
+        match outcome {
+            Err(e) => {
                 refused.set(refused.get() + 1);
                 let message = e.to_string();
-                prop_assert_eq!(e.exit_code(), 2, "{}\n{}", message, text);
-                let names: Vec<&str> = pairs.iter().map(|&(k, _)| KEYS[k % KEYS.len()].1).collect();
+                prop_assert_eq!(e.exit_code(), 2, "{}\n{:?}", message, input);
                 prop_assert!(
                     names_a_field(&message, &names),
-                    "the message names no field: {}\n{}",
+                    "the message names no field or flag: {}\n{:?}",
                     message,
-                    text
+                    input
                 );
                 prop_assert!(!message.contains("untagged enum"), "{}", message);
-            } else {
-                built.set(built.get() + 1);
             }
-            Ok(())
-        },
-    );
+            Ok(_) => built.set(built.get() + 1),
+        }
+        Ok(())
+    });
     if let Err(e) = result {
         panic!("{e}");
     }
-    // Both outcomes occur, or the generator tests little.
     let (refused, built) = (refused.get(), built.get());
     println!("refused {refused}, built {built}");
     assert!(
         refused > 50 && built > 5,
         "refused {refused}, built {built}"
+    );
+}
+
+#[test]
+fn generated_scenario_files_build_or_are_refused_by_name() {
+    builds_or_is_refused_by_name(
+        prop::collection::vec((0..KEYS.len(), 0..2 * VALUES.len()), 1..8),
+        |pairs| {
+            let source = Source {
+                name: "generated.toml".into(),
+                default_name: "generated".into(),
+                text: document(pairs),
+            };
+            let names = pairs.iter().map(|&(k, _)| KEYS[k % KEYS.len()].1).collect();
+            (names, load(&source, &[]))
+        },
     );
 }
 
@@ -259,14 +270,12 @@ const FLAGS: &[(&str, &[&str])] = &[
 
 #[test]
 fn generated_command_lines_build_or_are_refused_by_name() {
-    let refused = std::cell::Cell::new(0u32);
-    let built = std::cell::Cell::new(0u32);
-    let result = runner().run(
-        &prop::collection::vec((0..FLAGS.len(), 0..8usize), 1..6),
+    builds_or_is_refused_by_name(
+        prop::collection::vec((0..FLAGS.len(), 0..8usize), 1..6),
         |picks| {
             let mut args: Vec<String> = Vec::new();
             let mut seen = Vec::new();
-            for &(f, v) in &picks {
+            for &(f, v) in picks {
                 let (flag, values) = FLAGS[f];
                 if seen.contains(&flag) {
                     continue;
@@ -275,34 +284,7 @@ fn generated_command_lines_build_or_are_refused_by_name() {
                 args.push(flag.to_owned());
                 args.push(values[v % values.len()].to_owned());
             }
-            let outcome = catch_unwind(AssertUnwindSafe(|| harness::cli::run_grid(&args)));
-            let Ok(outcome) = outcome else {
-                return Err(TestCaseError::fail(format!("panicked on {args:?}")));
-            };
-            match outcome {
-                Err(e) => {
-                    refused.set(refused.get() + 1);
-                    let message = e.to_string();
-                    prop_assert_eq!(e.exit_code(), 2, "{} {:?}", message, args);
-                    prop_assert!(
-                        names_a_field(&message, &seen),
-                        "the message names no flag or field: {}\n{:?}",
-                        message,
-                        args
-                    );
-                }
-                Ok(_) => built.set(built.get() + 1),
-            }
-            Ok(())
+            (seen, harness::cli::run_grid(&args))
         },
-    );
-    if let Err(e) = result {
-        panic!("{e}");
-    }
-    let (refused, built) = (refused.get(), built.get());
-    println!("refused {refused}, built {built}");
-    assert!(
-        refused > 50 && built > 5,
-        "refused {refused}, built {built}"
     );
 }
