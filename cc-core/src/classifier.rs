@@ -162,10 +162,11 @@ pub struct LossClassifier {
     frame_acked: bool,
     /// The latest send time of a packet the frame being processed acknowledged.
     frame_newest_sent: Option<Instant>,
-    /// The previous transmit pass: its time and last packet number.
-    last_send: Option<(Instant, u64)>,
-    /// When the last ACK frame and the last congestion event came.
+    /// When the previous transmit pass went out.
+    last_send: Option<Instant>,
+    /// When the last ACK frame came.
     last_ack_frame: Option<Instant>,
+    /// When the last congestion event came.
     last_event: Option<Instant>,
     /// quinn's bytes in flight at the last ACK frame.
     in_flight_at_ack: u64,
@@ -254,7 +255,7 @@ impl LossClassifier {
     /// `last_pn`.
     pub fn on_sent(&mut self, now: Instant, bytes: u64, last_pn: u64) {
         self.end_answered_episode();
-        if let Some((previous, _)) = self.last_send
+        if let Some(previous) = self.last_send
             && self.is_probe(now, previous)
         {
             self.probe_timeout = Some(now);
@@ -265,7 +266,7 @@ impl LossClassifier {
                 "probe timeout inferred"
             );
         }
-        self.last_send = Some((now, last_pn));
+        self.last_send = Some(now);
         self.full_sent_since_ack |= bytes >= FULL_DATAGRAM;
         self.ledger.on_sent(now, last_pn);
     }
