@@ -123,7 +123,7 @@
 //! # Reading the state of a running connection
 //!
 //! `quinn::Connection::congestion_state()` returns a copy of the controller; downcast it with
-//! `into_any()` to `cc_core::QuinnAdapter<Abra>` and call `algorithm()` for [`Abra::backoff`],
+//! `into_any()` to `cc_core::PortController<Abra>` and call `algorithm()` for [`Abra::backoff`],
 //! [`Abra::saved`] and [`Abra::stats`].
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
@@ -144,4 +144,4 @@ pub use config::AbraConfig;
 
 /// A running Abra controller as quinn holds it: the algorithm ([`Abra`]) and its loss
 /// classifier ([`SignalStats`]).
-pub type AbraController = cc_core::QuinnAdapter<Abra>;
+pub type AbraController = cc_core::PortController<Abra>;

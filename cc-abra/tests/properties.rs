@@ -5,7 +5,7 @@
 use cc_abra::{Abra, AbraConfig};
 use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_core::{
-    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter,
+    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, PortController,
     RttSnapshot,
 };
 use proptest::prelude::*;
@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 fn abra_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = AbraConfig::default();
-        QuinnAdapter::new(Abra::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Abra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 

@@ -4,7 +4,7 @@
 
 use cc_abra::{Abra, AbraConfig, AbraDecision, BINARY_BACKOFF, SrttRange, backoff_factor};
 use cc_core::testing::Driver;
-use cc_core::{CongestionAlgorithm, LossSignal, MAX_WINDOW, QuinnAdapter};
+use cc_core::{CongestionAlgorithm, LossSignal, MAX_WINDOW, PortController};
 use std::time::Instant;
 
 mod common;
@@ -215,7 +215,7 @@ fn a_reduction_on_the_repaired_path_cancels_the_pending_restore() {
 fn quinn_driven_blackout_collapses_then_restores() {
     // Through the adapter as quinn drives it.
     let cfg = AbraConfig::default();
-    let mut d = Driver::new(QuinnAdapter::new(
+    let mut d = Driver::new(PortController::new(
         Abra::new(cfg.clone(), MTU),
         cfg.signal().clone(),
     ));

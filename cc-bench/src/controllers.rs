@@ -1,7 +1,7 @@
 //! The controllers under measurement: quinn's NewReno, Cubic and BBR, every port at its
 //! defaults, and a no-op floor.
 
-use cc_core::{CongestionAlgorithm, PortConfig, PortFactory, QuinnAdapter};
+use cc_core::{CongestionAlgorithm, PortConfig, PortController, PortFactory};
 use cc_ports::{PortVisitor, QuinnBaseline};
 use quinn_proto::RttEstimator;
 use quinn_proto::congestion::{Controller, ControllerFactory};
@@ -14,7 +14,7 @@ use std::time::Instant;
 pub enum Origin {
     /// quinn-proto's own.
     Quinn,
-    /// A port in this workspace (a `cc_core::QuinnAdapter`).
+    /// A port in this workspace (a `cc_core::PortController`).
     Port,
     /// The no-op controller: what the replay loop itself costs.
     Floor,
@@ -63,7 +63,7 @@ pub struct LedgerFigures {
 }
 
 fn ledger_of<A: CongestionAlgorithm>(controller: Box<dyn Controller>) -> Option<LedgerFigures> {
-    let adapter = QuinnAdapter::<A>::from_controller(controller)?;
+    let adapter = PortController::<A>::from_controller(controller)?;
     let ledger = adapter.classifier().ledger();
     Some(LedgerFigures {
         heap_bytes: ledger.heap_bytes(),
@@ -82,7 +82,7 @@ pub fn contenders() -> Vec<Contender> {
                 name: C::NAME,
                 origin: Origin::Port,
                 factory: Arc::new(PortFactory::new(C::default())),
-                inline_bytes: std::mem::size_of::<QuinnAdapter<C::Algorithm>>(),
+                inline_bytes: std::mem::size_of::<PortController<C::Algorithm>>(),
                 ledger: Some(ledger_of::<C::Algorithm>),
             });
         }

@@ -28,7 +28,7 @@
 //!   ports, receives exactly the recorded sequence of `on_sent`, `on_ack`, `on_end_acks`,
 //!   `on_congestion_event` and `on_mtu_update` calls with the recorded arguments, through
 //!   `quinn_proto::congestion::Controller` on a boxed controller, as quinn calls it. The ports
-//!   (`cc_core::QuinnAdapter`) therefore pay for `RttSnapshot::from_quinn` and the loss
+//!   (`cc_core::PortController`) therefore pay for `RttSnapshot::from_quinn` and the loss
 //!   classifier exactly as in a connection. Times are the recorded offsets added to one base
 //!   `Instant`, exact to the nanosecond.
 //! - **Real quinn estimators.** `on_ack` takes `&quinn_proto::RttEstimator`, which has no

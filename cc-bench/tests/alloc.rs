@@ -80,7 +80,7 @@ fn ledger_fill_reaches_both_bounds_and_heap_matches_the_allocator() {
         let mut c = contender.factory.clone().build(origin, 1200);
         fill_ledger(c.as_mut(), origin, &config);
         let held = alloc_count::snapshot().since(&before).1;
-        let ledger = read(c).expect("a port's controller is a QuinnAdapter");
+        let ledger = read(c).expect("a port's controller is a PortController");
         assert_eq!(
             ledger.packets_held,
             config.ledger_packets(),

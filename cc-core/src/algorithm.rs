@@ -6,7 +6,7 @@ use std::time::Instant;
 
 /// A congestion-control algorithm fed plain samples and classified loss signals.
 ///
-/// [`crate::QuinnAdapter`] turns quinn's `Controller` callbacks into calls on this trait, after
+/// [`crate::PortController`] turns quinn's `Controller` callbacks into calls on this trait, after
 /// decoding each congestion event into a [`crate::LossSignal`]. Implementations hold no quinn
 /// types, so table-driven tests can drive them with plain `Duration`s and byte counts.
 ///

@@ -19,6 +19,10 @@
 //! An event is *determined* when the evidence admits one answer; otherwise the classifier
 //! answers with its best reading (the gap just below the largest acknowledged packet, see
 //! [`Ledger::assign_acks`]) and counts the event as undetermined.
+//!
+//! **Exact mode** ([`LossClassifier::exact`], used on noq): the stack passes the largest lost
+//! packet number with each event, so `d` is read off, every event is determined, and the ledger
+//! is not kept.
 
 use crate::ledger::Ledger;
 use crate::{LossSignal, SignalConfig, TimeoutReading};
@@ -147,9 +151,14 @@ pub struct Classification {
 pub struct LossClassifier {
     config: SignalConfig,
     reading: TimeoutReading,
+    /// The stack passes lost packet numbers: no ledger, no inference of `d`.
+    exact: bool,
     ledger: Ledger,
     /// Largest acknowledged packet number (quinn's `largest_acked_packet`).
     largest_acked: Option<u64>,
+    /// The largest acknowledged packet number the last ACK frame reported: the one of that
+    /// frame's packet-number space, which the stack's loss detection compares against.
+    frame_largest: Option<u64>,
     /// quinn's conservative RTT before the ACK frame being processed, from `on_ack`.
     frame_rtt: Option<(Duration, Duration)>,
     /// Whether quinn has taken an RTT sample yet (its smoothed RTT starts at the first one).
@@ -198,8 +207,10 @@ impl LossClassifier {
         Self {
             ledger: Ledger::new(config.ledger_packets(), config.ledger_batches()),
             reading: config.timeout_reading().unwrap_or(default),
+            exact: false,
             config,
             largest_acked: None,
+            frame_largest: None,
             frame_rtt: None,
             have_sample: false,
             rtt: None,
@@ -215,6 +226,21 @@ impl LossClassifier {
             probe_answered: false,
             stats: SignalStats::default(),
         }
+    }
+
+    /// A classifier for a stack that passes the largest lost packet number with each congestion
+    /// event (noq): classify with [`Self::on_exact_congestion_event`]. It keeps no ledger.
+    pub fn exact(config: SignalConfig, default: TimeoutReading) -> Self {
+        Self {
+            exact: true,
+            ledger: Ledger::new(0, 0),
+            ..Self::with_default_reading(config, default)
+        }
+    }
+
+    /// Whether the stack passes lost packet numbers ([`Self::exact`]).
+    pub fn is_exact(&self) -> bool {
+        self.exact
     }
 
     /// The settings in use.
@@ -268,7 +294,9 @@ impl LossClassifier {
         }
         self.last_send = Some(now);
         self.full_sent_since_ack |= bytes >= FULL_DATAGRAM;
-        self.ledger.on_sent(now, last_pn);
+        if !self.exact {
+            self.ledger.on_sent(now, last_pn);
+        }
     }
 
     /// Whether a transmit pass at `now`, after one at `previous`, carries PTO probes (see the
@@ -305,7 +333,9 @@ impl LossClassifier {
         if !self.frame_acked {
             self.end_answered_episode();
         }
-        self.ledger.record_ack(sent);
+        if !self.exact {
+            self.ledger.record_ack(sent);
+        }
         self.frame_acked = true;
         self.frame_newest_sent = Some(self.frame_newest_sent.map_or(sent, |t| t.max(sent)));
         self.smoothed = Some(smoothed);
@@ -328,6 +358,13 @@ impl LossClassifier {
         }
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
         self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
+        self.frame_largest = Some(largest);
+        if self.exact {
+            // The loss delay and the ledger serve only to infer `d`.
+            self.frame_rtt = None;
+            self.frame_acked = false;
+            return;
+        }
         self.ledger.assign_acks(largest, new_largest);
 
         // The estimates before this frame, exactly, when quinn showed them in `on_ack`.
@@ -392,6 +429,53 @@ impl LossClassifier {
         lost_bytes: u64,
     ) -> Classification {
         let mut result = self.classify(now, sent, is_persistent_congestion, lost_bytes);
+        self.read(&mut result);
+        self.stats.count(&result);
+        self.last_event = Some(now);
+        result
+    }
+
+    /// A congestion event from a stack that names its largest lost packet (noq's
+    /// `on_congestion_event`): `d` is the distance of `largest_lost_pn` below the largest packet
+    /// the last ACK frame acknowledged, so the class is determined.
+    pub fn on_exact_congestion_event(
+        &mut self,
+        now: Instant,
+        sent: Instant,
+        is_persistent_congestion: bool,
+        is_ecn: bool,
+        largest_lost_pn: u64,
+    ) -> Classification {
+        let largest = self.frame_largest;
+        let mut result = Classification {
+            signal: LossSignal::FastRetransmit,
+            determined: true,
+            largest_acked: largest,
+            lost_pn: (!is_ecn).then_some(largest_lost_pn),
+            detected: LossSignal::FastRetransmit,
+            detected_determined: true,
+            persistent: is_persistent_congestion,
+            after_probe_timeout: !is_ecn && self.probe_timeout.is_some_and(|pto| sent < pto),
+        };
+        result.detected = if is_ecn {
+            LossSignal::Ecn
+        } else if is_persistent_congestion {
+            LossSignal::PERSISTENT
+        } else {
+            match largest {
+                Some(largest) if largest > largest_lost_pn => LossSignal::from_distance(
+                    largest - largest_lost_pn,
+                    self.config.packet_threshold(),
+                ),
+                // A loss with nothing acknowledged above it: the stack's loss detection does not
+                // declare one, so the callbacks are out of order.
+                _ => {
+                    result.detected_determined = false;
+                    LossSignal::FastRetransmit
+                }
+            }
+        };
+        result.signal = result.detected;
         self.read(&mut result);
         self.stats.count(&result);
         self.last_event = Some(now);

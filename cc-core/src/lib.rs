@@ -15,33 +15,38 @@
 //!   [`WestwoodEstimator`] (acknowledged bytes over the inter-ACK interval, low-pass filtered;
 //!   PETRA eqs. 4.3-4.4); the packet-number-driven [`RoundCounter`]; [`RttRounds`] (base RTT and
 //!   each round's RTT) and [`VegasBacklog`] (Vegas' expected-minus-actual backlog in packets).
-//! - [`CongestionAlgorithm`], the interface each controller implements, and [`QuinnAdapter`],
-//!   which runs one as a `quinn_proto::congestion::Controller`.
+//! - [`CongestionAlgorithm`], the interface each controller implements, and [`PortController`],
+//!   which runs one as a QUIC stack's controller: quinn 0.11's (feature `quinn`, on by default)
+//!   and noq 1.x's (feature `noq`, iroh's QUIC), where the loss signals are exact.
 //! - [`port_config!`], which declares a port's configuration once (each knob's name, doc,
 //!   default and [`Range`]) and derives the struct, serde, getters, validating setters and
-//!   [`PortConfig`]; [`PortFactory`], quinn's one controller factory for every port; and
-//!   [`install`], which sets a port and the loss thresholds it reads on a `TransportConfig`.
-//! - [`Observed`]: wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
+//!   [`PortConfig`]; [`PortFactory`], the one controller factory for every port and stack; and
+//!   [`install`], which sets a port and the loss thresholds it reads on a stack's
+//!   `TransportConfig` ([`Transport`]).
+//! - [`Observed`] (quinn): wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
 //!   every callback, for recording and measurement without changing decisions.
 //! - The [`trace`] vocabulary, and (feature `testing`) a scenario driver and a property-test
 //!   harness generic over any controller.
 //!
-//! Target: quinn-proto 0.11. Only `adapter.rs` touches quinn's `Controller` trait.
+//! Targets: quinn-proto 0.11 and noq-proto 1.x. Only `stack/quinn.rs` and `stack/noq.rs` touch
+//! a stack's `Controller` trait (and `observe.rs`, quinn's, for recording).
 #![deny(missing_docs)]
 
-mod adapter;
 mod algorithm;
 mod bandwidth;
 mod classifier;
 mod config;
+mod controller;
 mod knob;
 pub mod ledger;
+#[cfg(feature = "quinn")]
 mod observe;
 mod port;
 mod recovery;
 mod rtt_rounds;
 mod sample;
 mod signal;
+mod stack;
 pub mod trace;
 mod westwood;
 mod window;
@@ -49,14 +54,15 @@ mod window;
 #[cfg(feature = "testing")]
 pub mod testing;
 
-pub use adapter::QuinnAdapter;
 pub use algorithm::CongestionAlgorithm;
 pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
 pub use config::{ConfigError, SignalConfig};
+pub use controller::PortController;
 pub use knob::{Knob, KnobKind, KnobType, KnobValue, Range};
+#[cfg(feature = "quinn")]
 pub use observe::{Observed, Observer};
-pub use port::{PortConfig, PortFactory, install};
+pub use port::{PortConfig, PortFactory, Transport, install};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};

@@ -1,15 +1,12 @@
-//! What a port's configuration declares ([`PortConfig`]), the one quinn controller factory
-//! every port shares ([`PortFactory`]), and [`install`], which sets the controller and the
-//! loss thresholds it reads on a `TransportConfig` together.
+//! What a port's configuration declares ([`PortConfig`]), the one controller factory every
+//! port shares on every stack ([`PortFactory`]), and [`install`], which sets the controller and
+//! the loss thresholds it reads on a stack's `TransportConfig` together ([`Transport`]).
 
-use crate::{ConfigError, CongestionAlgorithm, Knob, QuinnAdapter, SignalConfig};
-use quinn_proto::TransportConfig;
-use quinn_proto::congestion::{Controller, ControllerFactory};
+use crate::{ConfigError, CongestionAlgorithm, Knob, SignalConfig};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 use std::fmt::Debug;
 use std::sync::Arc;
-use std::time::Instant;
 
 /// A port's configuration: its knobs, their validation, and the algorithm it configures.
 ///
@@ -46,8 +43,9 @@ pub trait PortConfig:
     fn new_algorithm(config: Arc<Self>, mtu: u16) -> Self::Algorithm;
 }
 
-/// quinn's controller factory for any port: every connection's controller shares one `Arc` of
-/// the configuration, as quinn's own factories do.
+/// The controller factory for any port, on every stack: it implements quinn's
+/// `ControllerFactory` (feature `quinn`) and noq's (feature `noq`). Every connection's
+/// controller shares one `Arc` of the configuration, as the stacks' own factories do.
 #[derive(Debug, Clone)]
 pub struct PortFactory<C> {
     config: Arc<C>,
@@ -65,29 +63,33 @@ impl<C: PortConfig> PortFactory<C> {
     pub fn config(&self) -> &C {
         &self.config
     }
-}
 
-impl<C: PortConfig> ControllerFactory for PortFactory<C> {
-    fn build(self: Arc<Self>, _now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        let signal = self.config.signal().clone();
-        let algorithm = C::new_algorithm(Arc::clone(&self.config), current_mtu);
-        Box::new(QuinnAdapter::new(algorithm, signal))
+    /// The shared configuration, for a new controller.
+    #[cfg_attr(not(any(feature = "quinn", feature = "noq")), allow(dead_code))]
+    pub(crate) fn config_arc(&self) -> Arc<C> {
+        Arc::clone(&self.config)
     }
 }
 
-/// Makes `config`'s port the congestion controller of `transport`, and sets the transport's
-/// packet and time thresholds to the ones the port's loss classifier reads, so that the two
-/// cannot disagree.
+/// A QUIC stack's transport configuration, on which a port can be installed:
+/// `quinn_proto::TransportConfig` (feature `quinn`, re-exported as `quinn::TransportConfig`) and
+/// `noq_proto::TransportConfig` (feature `noq`, re-exported as `noq::TransportConfig`).
+pub trait Transport {
+    /// Makes `config`'s port this transport's congestion controller and sets the transport's
+    /// packet and time thresholds to the ones the port's loss classifier reads (see
+    /// [`install`]).
+    fn install_port<C: PortConfig>(&mut self, config: C);
+}
+
+/// Makes `config`'s port the congestion controller of `transport` (quinn's or noq's), and sets
+/// the transport's packet and time thresholds to the ones the port's loss classifier reads, so
+/// that the two cannot disagree.
 ///
 /// Call it after any other change to the thresholds: a later
 /// `TransportConfig::packet_threshold` or `time_threshold` call undoes the match. To use other
 /// thresholds, set them in the config's [`SignalConfig`] first.
-pub fn install<C: PortConfig>(config: C, transport: &mut TransportConfig) {
-    let signal = config.signal();
-    transport
-        .packet_threshold(signal.packet_threshold())
-        .time_threshold(signal.time_threshold());
-    transport.congestion_controller_factory(Arc::new(PortFactory::new(config)));
+pub fn install<C: PortConfig, T: Transport>(config: C, transport: &mut T) {
+    transport.install_port(config);
 }
 
 /// Declares a port's configuration once: each knob's name, doc, type, default and range.
@@ -100,14 +102,15 @@ pub fn install<C: PortConfig>(config: C, transport: &mut TransportConfig) {
 /// - a getter per knob (`fn alpha(&self) -> f64`) and a validating setter
 ///   (`fn set_alpha(&mut self, f64) -> Result<&mut Self, ConfigError>`);
 /// - [`PortConfig`], with [`PortConfig::KNOBS`] listing each knob's metadata;
-/// - `install(self, &mut TransportConfig)` ([`install`]) and `into_factory(self)`.
+/// - `install(self, &mut TransportConfig)` ([`install`], on any stack's [`Transport`]) and
+///   `into_factory(self)` ([`PortFactory`], every stack's factory).
 ///
 /// Rules between knobs go in an optional `check` function, `fn(&Self) -> Result<(),
 /// ConfigError>`, which `validate` runs after the ranges. A duration knob carries
 /// `#[serde(with = "humantime_serde")]` so TOML reads `"100ms"`.
 ///
-/// The crate invoking it needs `serde` (with `derive`), `humantime-serde` when a knob is a
-/// duration, and `quinn-proto`.
+/// The crate invoking it needs `serde` (with `derive`) and `humantime-serde` when a knob is a
+/// duration; the expansion names no QUIC stack.
 #[macro_export]
 macro_rules! port_config {
     (
@@ -217,14 +220,15 @@ macro_rules! port_config {
                     self
                 }
 
-                /// Makes this port `transport`'s congestion controller and sets the
-                /// transport's loss thresholds to [`Self::signal`]'s (see
-                /// [`cc_core::install`]).
-                pub fn install(self, transport: &mut quinn_proto::TransportConfig) {
+                /// Makes this port `transport`'s congestion controller (quinn's or noq's
+                /// `TransportConfig`) and sets the transport's loss thresholds to
+                /// [`Self::signal`]'s (see [`cc_core::install`]).
+                pub fn install<T: $crate::Transport>(self, transport: &mut T) {
                     $crate::install(self, transport)
                 }
 
-                /// quinn's controller factory over this configuration. The transport's loss
+                /// The controller factory over this configuration, for quinn's or noq's
+                /// `TransportConfig::congestion_controller_factory`. The transport's loss
                 /// thresholds must then equal [`Self::signal`]'s; [`Self::install`] sees to
                 /// that.
                 pub fn into_factory(self) -> std::sync::Arc<$crate::PortFactory<Self>> {

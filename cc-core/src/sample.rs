@@ -27,15 +27,6 @@ impl RttSnapshot {
             min: rtt,
         }
     }
-
-    /// Reads quinn's estimator.
-    pub fn from_quinn(rtt: &quinn_proto::RttEstimator) -> Self {
-        Self {
-            smoothed: rtt.get(),
-            conservative: rtt.conservative(),
-            min: rtt.min(),
-        }
-    }
 }
 
 /// One acknowledged ack-eliciting packet (quinn's `on_ack`).

@@ -3,7 +3,7 @@
 
 use cc_core::testing::{DrivenEvent, Driver};
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, SignalConfig,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, PortController, SignalConfig,
     TimeoutReading, Window,
 };
 use std::time::Duration;
@@ -46,7 +46,7 @@ const RTT: Duration = Duration::from_millis(100);
 
 /// A driver whose RTT estimate has settled at 100 ms after a few clean round trips.
 fn warmed_up() -> Driver<Recorder> {
-    let mut d = Driver::new(QuinnAdapter::new(
+    let mut d = Driver::new(PortController::new(
         Recorder::default(),
         SignalConfig::default(),
     ));
@@ -220,7 +220,7 @@ fn stats_count_every_class() {
 fn warmed_up_reading(reading: TimeoutReading) -> Driver<Recorder> {
     let mut signal = SignalConfig::default();
     signal.set_timeout_reading(Some(reading));
-    let mut d = Driver::new(QuinnAdapter::new(Recorder::default(), signal));
+    let mut d = Driver::new(PortController::new(Recorder::default(), signal));
     for _ in 0..4 {
         d.send(4);
         d.advance(RTT);

@@ -73,4 +73,4 @@ pub use karak::{Karak, KarakDecision};
 
 /// A running Karak controller as quinn holds it: the algorithm ([`Karak`]) and its loss
 /// classifier ([`SignalStats`]).
-pub type KarakController = cc_core::QuinnAdapter<Karak>;
+pub type KarakController = cc_core::PortController<Karak>;

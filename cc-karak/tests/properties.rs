@@ -1,6 +1,6 @@
 //! The cc-core property harness on Karak: 10,000 random callback sequences.
 
-use cc_core::QuinnAdapter;
+use cc_core::PortController;
 use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_karak::{Karak, KarakConfig};
 
@@ -8,6 +8,6 @@ use cc_karak::{Karak, KarakConfig};
 fn karak_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = KarakConfig::default();
-        QuinnAdapter::new(Karak::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Karak::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

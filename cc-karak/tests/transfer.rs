@@ -1,7 +1,7 @@
 //! An app developer's view: a quinn connection configured with Karak moves several megabytes
 //! intact over a lossy emulated path, and the controller in use is Karak.
 
-use cc_core::{CongestionAlgorithm, QuinnAdapter};
+use cc_core::{CongestionAlgorithm, PortController};
 use cc_karak::{Karak, KarakConfig};
 use netsim::quinn_pair::QuinnPair;
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate, virtual_runtime};
@@ -35,7 +35,7 @@ fn karak_moves_eight_megabytes_intact_over_a_lossy_path() {
     assert_eq!(report.bytes_received, 8_000_000);
     let karak = controller
         .into_any()
-        .downcast::<QuinnAdapter<Karak>>()
+        .downcast::<PortController<Karak>>()
         .expect("the connection runs Karak");
     assert!(karak.algorithm().window_state().mtu() >= 1200);
     // Random loss, not the 20 Mb/s line, limits a Reno-style controller here. Mathis et al.:

@@ -37,7 +37,7 @@ cc_core::port_config! {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cc_core::{ConfigError, QuinnAdapter};
+    use cc_core::{ConfigError, PortController};
     use quinn_proto::congestion::ControllerFactory;
     use std::time::Instant;
 
@@ -88,6 +88,6 @@ mod tests {
         assert_eq!(ctrl.window(), 12_000);
         assert_eq!(ctrl.initial_window(), 12_000);
         assert!(ctrl.metrics().ssthresh.is_some());
-        assert!(ctrl.into_any().downcast::<QuinnAdapter<Petra>>().is_ok());
+        assert!(ctrl.into_any().downcast::<PortController<Petra>>().is_ok());
     }
 }

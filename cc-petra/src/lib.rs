@@ -129,5 +129,5 @@ pub use config::PetraConfig;
 
 /// A running Petra controller as quinn holds it: the algorithm ([`Petra`]) and its loss
 /// classifier ([`SignalStats`]).
-pub type PetraController = cc_core::QuinnAdapter<Petra>;
+pub type PetraController = cc_core::PortController<Petra>;
 pub use petra::{Petra, PetraDecision};

@@ -1,7 +1,7 @@
 //! The cc-core property harness on PETRA: 10,000 random callback sequences (override with
 //! `CC_PROPTEST_CASES`).
 
-use cc_core::QuinnAdapter;
+use cc_core::PortController;
 use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_petra::{Petra, PetraConfig};
 
@@ -9,7 +9,7 @@ use cc_petra::{Petra, PetraConfig};
 fn petra_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = PetraConfig::default();
-        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 
@@ -21,6 +21,6 @@ fn petra_invariants_hold_without_smoothing_or_faster_start() {
             .unwrap()
             .set_faster_start(false)
             .unwrap();
-        QuinnAdapter::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Petra::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

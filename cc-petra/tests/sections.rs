@@ -350,7 +350,7 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_reacts() {
 #[test]
 fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_recovery_check() {
     let cfg = PetraConfig::default();
-    let adapter = cc_core::QuinnAdapter::new(Petra::new(cfg.clone(), MTU), cfg.signal().clone());
+    let adapter = cc_core::PortController::new(Petra::new(cfg.clone(), MTU), cfg.signal().clone());
     let mut d = cc_core::testing::Driver::new(adapter);
     // Three clean rounds of 100 ms build the estimate.
     for _ in 0..3 {

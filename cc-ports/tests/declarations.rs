@@ -2,7 +2,7 @@
 //! trips, unknown and out-of-range fields rejected by name, and `install` keeping the
 //! transport's loss thresholds equal to the classifier's.
 
-use cc_core::{KnobKind, KnobValue, PortConfig, PortFactory, QuinnAdapter, Range, SignalConfig};
+use cc_core::{KnobKind, KnobValue, PortConfig, PortController, PortFactory, Range, SignalConfig};
 use cc_ports::PortVisitor;
 use quinn_proto::congestion::ControllerFactory;
 use std::sync::Arc;
@@ -103,7 +103,7 @@ fn install<C: PortConfig>() {
     assert!(shown.contains("time_threshold: 1.5"), "{shown}");
     let controller = Arc::new(PortFactory::new(config)).build(Instant::now(), 1200);
     assert_eq!(controller.initial_window(), 12_000);
-    let adapter = QuinnAdapter::<C::Algorithm>::from_controller(controller)
+    let adapter = PortController::<C::Algorithm>::from_controller(controller)
         .expect("the factory builds the port's own adapter");
     assert_eq!(adapter.classifier().stats(), Default::default());
 }

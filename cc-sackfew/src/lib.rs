@@ -122,5 +122,5 @@ pub use config::SackFewConfig;
 
 /// A running SackFew controller as quinn holds it: the algorithm ([`SackFew`]) and its loss
 /// classifier ([`SignalStats`]).
-pub type SackFewController = cc_core::QuinnAdapter<SackFew>;
+pub type SackFewController = cc_core::PortController<SackFew>;
 pub use sackfew::{FewGrowth, SackFew, SackFewDecision};

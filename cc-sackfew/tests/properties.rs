@@ -1,7 +1,7 @@
 //! The cc-core property harness on SACK-FeW: 10,000 random callback sequences per alpha
 //! (`CC_PROPTEST_CASES` overrides the count).
 
-use cc_core::QuinnAdapter;
+use cc_core::PortController;
 use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_sackfew::{SackFew, SackFewConfig};
 
@@ -9,7 +9,7 @@ fn check_with_alpha(alpha: f64) {
     let mut cfg = SackFewConfig::default();
     cfg.set_alpha(alpha).expect("a valid alpha");
     check_controller_invariants(proptest_cases(), |mtu| {
-        QuinnAdapter::new(SackFew::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(SackFew::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 

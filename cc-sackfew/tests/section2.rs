@@ -4,7 +4,7 @@
 
 use cc_core::testing::Driver;
 use cc_core::{
-    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, QuinnAdapter, RttSnapshot,
+    AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, PortController, RttSnapshot,
 };
 use cc_sackfew::{SackFew, SackFewConfig, SackFewDecision};
 use std::time::{Duration, Instant};
@@ -313,7 +313,7 @@ fn quinn_driven_fast_retransmit_halves_then_grows_by_alpha() {
     // Through the adapter and cc-core's classifier, as quinn drives it: 10 packets in flight,
     // packet 3 dropped and the 3 after it acknowledged -> d = 3, a fast retransmit.
     let cfg = SackFewConfig::default();
-    let mut d = Driver::new(QuinnAdapter::new(
+    let mut d = Driver::new(PortController::new(
         SackFew::new(cfg.clone(), MTU),
         cfg.signal().clone(),
     ));

@@ -97,7 +97,7 @@ impl UbConfig {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use cc_core::QuinnAdapter;
+    use cc_core::PortController;
     use quinn_proto::congestion::ControllerFactory;
     use std::time::Instant;
 
@@ -165,6 +165,6 @@ mod tests {
         let ctrl = d.into_factory().build(Instant::now(), 1200);
         assert_eq!(ctrl.window(), 12_000);
         assert!(ctrl.metrics().ssthresh.is_some());
-        assert!(ctrl.into_any().downcast::<QuinnAdapter<Ub>>().is_ok());
+        assert!(ctrl.into_any().downcast::<PortController<Ub>>().is_ok());
     }
 }

@@ -113,5 +113,5 @@ pub use config::UbConfig;
 
 /// A running Ub controller as quinn holds it: the algorithm ([`Ub`]) and its loss
 /// classifier ([`SignalStats`]).
-pub type UbController = cc_core::QuinnAdapter<Ub>;
+pub type UbController = cc_core::PortController<Ub>;
 pub use ub::{DiffBand, Ub, UbDecision, UbPhase};

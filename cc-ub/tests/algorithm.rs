@@ -367,7 +367,7 @@ fn driven_by_quinns_callbacks_rounds_follow_packet_numbers() {
     // The cc-core driver plays quinn: each round sends the window in one pass, waits one RTT
     // and acknowledges everything in one frame.
     let cfg = UbConfig::default();
-    let adapter = cc_core::QuinnAdapter::new(Ub::new(cfg.clone(), MTU), cfg.signal().clone());
+    let adapter = cc_core::PortController::new(Ub::new(cfg.clone(), MTU), cfg.signal().clone());
     let mut d = cc_core::testing::Driver::new(adapter);
     let mut windows = Vec::new();
     for rtt in [100, 100, 100, 100, 125] {

@@ -1,7 +1,7 @@
 //! The cc-core property harness on TCP-UB: 10,000 random callback sequences (override with
 //! `CC_PROPTEST_CASES`).
 
-use cc_core::QuinnAdapter;
+use cc_core::PortController;
 use cc_core::testing::{check_controller_invariants, proptest_cases};
 use cc_ub::{Ub, UbConfig};
 
@@ -9,7 +9,7 @@ use cc_ub::{Ub, UbConfig};
 fn ub_invariants_hold_on_random_callback_sequences() {
     check_controller_invariants(proptest_cases(), |mtu| {
         let cfg = UbConfig::default();
-        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }
 
@@ -23,6 +23,6 @@ fn ub_invariants_hold_with_other_thresholds_and_linux_slow_start() {
             .unwrap()
             .set_slow_start_every_other_rtt(false)
             .unwrap();
-        QuinnAdapter::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
+        PortController::new(Ub::new(cfg.clone(), mtu), cfg.signal().clone())
     });
 }

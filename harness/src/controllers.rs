@@ -23,7 +23,7 @@ use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
 use cc_core::{
-    KnobKind, KnobValue, PortConfig, PortFactory, QuinnAdapter, SignalConfig, SignalStats,
+    KnobKind, KnobValue, PortConfig, PortController, PortFactory, SignalConfig, SignalStats,
 };
 use cc_ports::{PortVisitor, QuinnBaseline};
 use quinn::congestion::{Controller, ControllerFactory, NewRenoConfig};
@@ -332,7 +332,7 @@ fn build_port<C: PortConfig>(
     Ok(BuiltController {
         factory: Arc::new(PortFactory::new(config)),
         signal_stats: |controller| {
-            QuinnAdapter::<C::Algorithm>::from_controller(controller).map(|a| a.signal_stats())
+            PortController::<C::Algorithm>::from_controller(controller).map(|a| a.signal_stats())
         },
     })
 }

@@ -9,7 +9,7 @@
 //! `on_congestion_event`. Because it knows which packets it dropped, every event it produces
 //! comes with its ground truth `d`.
 
-use crate::{CongestionAlgorithm, LossSignal, QuinnAdapter, RttSnapshot};
+use crate::{CongestionAlgorithm, LossSignal, PortController, RttSnapshot};
 use quinn_proto::congestion::Controller;
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
@@ -67,11 +67,11 @@ pub struct DrivenEvent {
     pub largest_acked: u64,
 }
 
-/// Plays quinn's sender against a [`QuinnAdapter`].
+/// Plays quinn's sender against a [`PortController`].
 #[derive(Debug)]
 pub struct Driver<A: CongestionAlgorithm> {
     /// The controller under test.
-    pub controller: QuinnAdapter<A>,
+    pub controller: PortController<A>,
     /// The driver's clock.
     pub now: Instant,
     /// Datagram size used for every packet, bytes.
@@ -88,7 +88,7 @@ pub struct Driver<A: CongestionAlgorithm> {
 impl<A: CongestionAlgorithm> Driver<A> {
     /// A driver for `controller`, with 1200-byte datagrams, quinn's 333 ms initial RTT and the
     /// controller's own thresholds.
-    pub fn new(controller: QuinnAdapter<A>) -> Self {
+    pub fn new(controller: PortController<A>) -> Self {
         let signal = controller.classifier().config().clone();
         Self {
             controller,

@@ -6,7 +6,7 @@
 //! every controller promises: no panic, window within `[2 x mtu, MAX_WINDOW]`, ssthresh
 //! reported, and `clone_box` an exact copy.
 
-use crate::{CongestionAlgorithm, MAX_WINDOW, QuinnAdapter, RttSnapshot};
+use crate::{CongestionAlgorithm, MAX_WINDOW, PortController, RttSnapshot};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestCaseError, TestRng, TestRunner};
 use quinn_proto::congestion::Controller;
@@ -77,7 +77,7 @@ fn at(now: Instant, ago_ms: i32) -> Instant {
 
 /// Applies `op` to `c`; `next_pn` and `mtu` are the caller's view of quinn's state.
 fn apply<A: CongestionAlgorithm>(
-    c: &mut QuinnAdapter<A>,
+    c: &mut PortController<A>,
     op: &Op,
     now: &mut Instant,
     next_pn: &mut u64,
@@ -123,7 +123,7 @@ fn apply<A: CongestionAlgorithm>(
 }
 
 fn check<A: CongestionAlgorithm>(
-    c: &QuinnAdapter<A>,
+    c: &PortController<A>,
     mtu: u16,
     step: usize,
 ) -> Result<(), TestCaseError> {
@@ -142,7 +142,7 @@ fn check<A: CongestionAlgorithm>(
     prop_assert_eq!(clone.metrics().ssthresh, m.ssthresh);
     let clone = clone
         .into_any()
-        .downcast::<QuinnAdapter<A>>()
+        .downcast::<PortController<A>>()
         .map_err(|_| TestCaseError::fail("into_any did not return the adapter"))?;
     prop_assert_eq!(
         format!("{:?}", clone),
@@ -167,7 +167,7 @@ pub fn proptest_cases() -> u32 {
 /// Deterministic: the runner's RNG has a fixed seed, so a failure reproduces.
 pub fn check_controller_invariants<A: CongestionAlgorithm>(
     cases: u32,
-    make: impl Fn(u16) -> QuinnAdapter<A>,
+    make: impl Fn(u16) -> PortController<A>,
 ) {
     let config = Config {
         cases,

@@ -1,0 +1,98 @@
+//! The classifier in exact mode (noq): the stack names the largest lost packet, so `d` is read
+//! off and every event is determined, under each timeout reading.
+
+use cc_core::{LossClassifier, LossSignal, SignalConfig, TimeoutReading};
+use std::time::{Duration, Instant};
+
+const RTT: Duration = Duration::from_millis(100);
+
+/// A classifier under `reading` that has sent packets 0..=20 at `t0` and seen one ACK frame
+/// acknowledging up to `largest`.
+fn after_ack(reading: TimeoutReading, largest: u64) -> (LossClassifier, Instant) {
+    let t0 = Instant::now();
+    let mut c = LossClassifier::exact(SignalConfig::default(), reading);
+    assert!(c.is_exact());
+    c.on_sent(t0, 25_200, 20);
+    c.on_ack(t0, RTT, RTT);
+    c.on_end_acks(t0 + RTT, 1200, Some(largest));
+    (c, t0 + RTT)
+}
+
+#[test]
+fn the_distance_is_read_off_the_largest_lost_packet() {
+    let cases = [
+        (9, LossSignal::Timeout { dup_acks: 1 }),
+        (8, LossSignal::Timeout { dup_acks: 2 }),
+        (7, LossSignal::FastRetransmit),
+        (0, LossSignal::FastRetransmit),
+    ];
+    for (lost, expected) in cases {
+        let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+        let r = c.on_exact_congestion_event(now, now - RTT, false, false, lost);
+        assert_eq!(r.signal, expected, "lost {lost}");
+        assert_eq!(r.detected, expected, "lost {lost}");
+        assert!(r.determined && r.detected_determined, "lost {lost}");
+        assert_eq!((r.largest_acked, r.lost_pn), (Some(10), Some(lost)));
+        assert_eq!(c.stats().undetermined, 0);
+    }
+}
+
+#[test]
+fn persistent_congestion_is_the_timeout_of_reading_c_with_its_distance() {
+    let (mut c, now) = after_ack(TimeoutReading::PersistentCongestion, 10);
+    let light = c.on_exact_congestion_event(now, now - RTT, false, false, 9);
+    assert_eq!(light.signal, LossSignal::FastRetransmit);
+    assert_eq!(light.detected, LossSignal::Timeout { dup_acks: 1 });
+    let heavy = c.on_exact_congestion_event(now, now - RTT, true, false, 9);
+    assert_eq!(heavy.signal, LossSignal::Timeout { dup_acks: 1 });
+    assert_eq!(heavy.detected, LossSignal::PERSISTENT);
+    assert!(heavy.determined);
+    // Far below the largest acknowledged packet, d saturates at the packet threshold.
+    let far = c.on_exact_congestion_event(now, now - RTT, true, false, 2);
+    assert_eq!(far.signal, LossSignal::Timeout { dup_acks: 3 });
+    let stats = c.stats();
+    assert_eq!((stats.persistent, stats.fast_retransmit), (2, 1));
+}
+
+#[test]
+fn ecn_is_its_own_signal_whatever_the_packet_number() {
+    for reading in TimeoutReading::ALL {
+        let (mut c, now) = after_ack(reading, 10);
+        let r = c.on_exact_congestion_event(now, now - RTT, false, true, 10);
+        assert_eq!(r.signal, LossSignal::Ecn, "{reading:?}");
+        assert_eq!(r.lost_pn, None);
+        assert_eq!(c.stats().ecn, 1);
+    }
+}
+
+#[test]
+fn a_loss_without_an_acknowledgement_above_it_is_undetermined_not_a_panic() {
+    let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+    for lost in [10, 11, u64::MAX] {
+        let r = c.on_exact_congestion_event(now, now - RTT, false, false, lost);
+        assert_eq!(r.signal, LossSignal::FastRetransmit);
+        assert!(!r.determined);
+    }
+    let mut fresh = LossClassifier::exact(SignalConfig::default(), TimeoutReading::TimeThreshold);
+    let r = fresh.on_exact_congestion_event(now, now, false, false, 0);
+    assert!(!r.determined);
+    assert_eq!(fresh.stats().undetermined, 1);
+}
+
+#[test]
+fn the_last_frame_sets_the_reference_not_the_largest_ever() {
+    // A frame of another packet-number space (smaller numbers) comes last: noq's loss detection
+    // in that space compares against that frame's largest.
+    let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+    c.on_ack(now, RTT, RTT);
+    c.on_end_acks(now, 0, Some(3));
+    let r = c.on_exact_congestion_event(now, now - RTT, false, false, 2);
+    assert_eq!(r.signal, LossSignal::Timeout { dup_acks: 1 });
+    assert_eq!(c.largest_acked(), Some(10));
+}
+
+#[test]
+fn exact_mode_keeps_no_ledger() {
+    let (c, _) = after_ack(TimeoutReading::TimeThreshold, 10);
+    assert_eq!(c.ledger().packets_held(), 0);
+}
