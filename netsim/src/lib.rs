@@ -9,10 +9,12 @@
 //! - [`loss`]: error models (PER, BER, Gilbert-Elliott, scripted drops).
 //! - [`path`]: MANET breakage (always up, on/off, random-waypoint mobility, trace replay).
 //! - [`sim`]: the tokio layer: an in-process endpoint pair ([`SimLink`]) with a stack-neutral
-//!   datagram socket ([`SimSocket`]) and a `quinn::AsyncUdpSocket` adapter, in virtual time
+//!   datagram socket ([`SimSocket`]) and `quinn::AsyncUdpSocket` and `noq::AsyncUdpSocket`
+//!   adapters, in virtual time
 //!   ([`virtual_runtime`]) or real time ([`real_runtime`]).
 //! - [`quinn_pair`]: a quinn client/server pair over a [`SimLink`], with transfer helpers, for
-//!   tests and experiments that run quinn over the emulated path.
+//!   tests and experiments that run quinn over the emulated path; `noq_pair` (feature `noq`):
+//!   the same for noq, iroh's QUIC. Both are declared once, in [`pair`].
 //! - [`relay`]: a real-time UDP relay between loopback addresses through the emulated path, so
 //!   any QUIC program can be run over it (also the `netsim-relay` binary).
 //!
@@ -43,6 +45,9 @@
 mod config_error;
 pub mod link;
 pub mod loss;
+#[cfg(feature = "noq")]
+pub mod noq_pair;
+pub mod pair;
 pub mod path;
 pub mod quinn_pair;
 pub mod relay;

@@ -3,7 +3,8 @@
 //! [`SimLink`] owns the link and the two endpoints' inboxes. Each endpoint is reached through a
 //! stack-neutral [`SimSocket`] (async `send_to` / `recv_from` of byte datagrams, for sans-IO
 //! stacks such as quiche) or through [`SimLink::quinn_socket`], a `quinn::AsyncUdpSocket` for
-//! `quinn::Endpoint::new_with_abstract_socket`.
+//! `quinn::Endpoint::new_with_abstract_socket` (and, feature `noq`, `SimLink::noq_socket`, the
+//! same for noq).
 //!
 //! The same code runs in virtual and real time: the link reads tokio's clock and delivers with
 //! tokio timers. On a runtime from [`virtual_runtime`] the clock is paused and jumps to the next
@@ -21,11 +22,15 @@
 
 mod inbox;
 mod medium;
+#[cfg(feature = "noq")]
+mod noq_socket;
 mod quinn_socket;
 mod runtime;
 mod socket;
 
 pub use medium::{Medium, MediumDelivery, Offered};
+#[cfg(feature = "noq")]
+pub use noq_socket::NoqSocket;
 pub use quinn_socket::QuinnSocket;
 pub use runtime::{Clock, build_runtime, real_runtime, virtual_runtime};
 pub use socket::SimSocket;
@@ -370,6 +375,12 @@ impl SimLink {
     /// The stack-neutral datagram socket of `side`.
     pub fn socket(&self, side: Side) -> SimSocket {
         SimSocket::new(self.shared.clone(), side)
+    }
+
+    /// A `noq::AsyncUdpSocket` for `side`, for `noq::Endpoint::new_with_abstract_socket`.
+    #[cfg(feature = "noq")]
+    pub fn noq_socket(&self, side: Side) -> Box<dyn noq::AsyncUdpSocket> {
+        Box::new(NoqSocket::new(self.socket(side)))
     }
 
     /// A `quinn::AsyncUdpSocket` for `side`, for `quinn::Endpoint::new_with_abstract_socket`.

@@ -1,4 +1,5 @@
-//! TLS for quinn pairs: a self-signed Ed25519 certificate derived from the run seed.
+//! TLS for client/server pairs on every stack: a self-signed Ed25519 certificate derived from
+//! the run seed, and the rustls configurations each stack wraps in its own QUIC crypto type.
 //!
 //! The key is built from seeded bytes (not the OS RNG), the serial number and validity are
 //! fixed, and Ed25519 signatures are deterministic, so the certificate, and with it the size of
@@ -7,10 +8,8 @@
 
 use std::sync::Arc;
 
-use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
-use super::QuinnPairError;
 use crate::seed::derive_seed;
 
 /// The name the certificate is issued for and the client connects to.
@@ -25,13 +24,13 @@ const ED25519_PKCS8_PREFIX: [u8; 16] = [
 ];
 
 /// A certificate and its private key.
-pub(super) struct Identity {
+pub(crate) struct Identity {
     cert: CertificateDer<'static>,
     key: PrivatePkcs8KeyDer<'static>,
 }
 
 /// 32 bytes derived from the run seed for the stream named `label`.
-pub(super) fn seed_bytes(run_seed: u64, label: &str) -> [u8; 32] {
+pub(crate) fn seed_bytes(run_seed: u64, label: &str) -> [u8; 32] {
     let mut bytes = [0u8; 32];
     for (i, chunk) in bytes.chunks_mut(8).enumerate() {
         chunk.copy_from_slice(&derive_seed(run_seed, &format!("{label}/{i}")).to_le_bytes());
@@ -40,11 +39,11 @@ pub(super) fn seed_bytes(run_seed: u64, label: &str) -> [u8; 32] {
 }
 
 /// The self-signed identity for `run_seed`.
-pub(super) fn identity(run_seed: u64) -> Result<Identity, QuinnPairError> {
+pub(crate) fn identity(run_seed: u64) -> Result<Identity, String> {
     let mut pkcs8 = ED25519_PKCS8_PREFIX.to_vec();
     pkcs8.extend_from_slice(&seed_bytes(run_seed, "tls/key"));
     let key = PrivatePkcs8KeyDer::from(pkcs8);
-    let tls = |e: rcgen::Error| QuinnPairError::Tls(e.to_string());
+    let tls = |e: rcgen::Error| e.to_string();
     let key_pair =
         rcgen::KeyPair::from_pkcs8_der_and_sign_algo(&key, &rcgen::PKCS_ED25519).map_err(tls)?;
     let mut params = rcgen::CertificateParams::new(vec![SERVER_NAME.to_owned()]).map_err(tls)?;
@@ -60,9 +59,9 @@ fn provider() -> Arc<rustls::crypto::CryptoProvider> {
     Arc::new(rustls::crypto::ring::default_provider())
 }
 
-/// Server crypto presenting `identity`.
-pub(super) fn server_crypto(identity: &Identity) -> Result<Arc<QuicServerConfig>, QuinnPairError> {
-    let tls = |e: rustls::Error| QuinnPairError::Tls(e.to_string());
+/// Server TLS presenting `identity`, for a stack's `QuicServerConfig::try_from`.
+pub(crate) fn server_crypto(identity: &Identity) -> Result<rustls::ServerConfig, String> {
+    let tls = |e: rustls::Error| e.to_string();
     let mut crypto = rustls::ServerConfig::builder_with_provider(provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
         .map_err(tls)?
@@ -73,14 +72,13 @@ pub(super) fn server_crypto(identity: &Identity) -> Result<Arc<QuicServerConfig>
         )
         .map_err(tls)?;
     crypto.alpn_protocols = vec![ALPN.to_vec()];
-    let quic =
-        QuicServerConfig::try_from(crypto).map_err(|e| QuinnPairError::Tls(e.to_string()))?;
-    Ok(Arc::new(quic))
+    Ok(crypto)
 }
 
-/// Client crypto trusting exactly `identity`'s certificate.
-pub(super) fn client_crypto(identity: &Identity) -> Result<Arc<QuicClientConfig>, QuinnPairError> {
-    let tls = |e: rustls::Error| QuinnPairError::Tls(e.to_string());
+/// Client TLS trusting exactly `identity`'s certificate, for a stack's
+/// `QuicClientConfig::try_from`.
+pub(crate) fn client_crypto(identity: &Identity) -> Result<rustls::ClientConfig, String> {
+    let tls = |e: rustls::Error| e.to_string();
     let mut roots = rustls::RootCertStore::empty();
     roots.add(identity.cert.clone()).map_err(tls)?;
     let mut crypto = rustls::ClientConfig::builder_with_provider(provider())
@@ -89,7 +87,5 @@ pub(super) fn client_crypto(identity: &Identity) -> Result<Arc<QuicClientConfig>
         .with_root_certificates(roots)
         .with_no_client_auth();
     crypto.alpn_protocols = vec![ALPN.to_vec()];
-    let quic =
-        QuicClientConfig::try_from(crypto).map_err(|e| QuinnPairError::Tls(e.to_string()))?;
-    Ok(Arc::new(quic))
+    Ok(crypto)
 }
