@@ -8,6 +8,11 @@
 //! with `largest_acked` exact from `on_end_acks`. The comparison is of the class by distance
 //! (`detected`, reading (A)), from which every reading's class is derived.
 //!
+//! On noq the record is [`super::NoqLossRecord`]'s: the packet numbers noq passed to
+//! `on_packet_lost` since the last ACK frame or event, and the largest acknowledged packet number
+//! noq passed to `on_end_acks` (target `cc_truth`), which replaces the classifier's own. noq logs
+//! `PTO fired` as quinn does.
+//!
 //! Probe timeouts are scored the same way: quinn logs `PTO fired` (trace level) when its probe
 //! timer expires, and the classifier logs `probe timeout inferred` when it reads the probes'
 //! transmit pass. Records are told apart by side through the `client` and `server` spans that
@@ -134,7 +139,11 @@ impl fmt::Display for Agreement {
 
 #[derive(Debug, Default)]
 struct State {
-    last_lost: Option<u64>,
+    /// Per side: the largest packet number in the stack's latest lost-packet record.
+    last_lost: std::collections::BTreeMap<&'static str, u64>,
+    /// Per side: the largest acknowledged packet number of noq's last ACK frame (noq's record
+    /// only; a loss timer fires with no frame before it, so the sides must not mix).
+    recorded_largest: std::collections::BTreeMap<&'static str, u64>,
     events: Vec<PairedEvent>,
     unpaired: u64,
     /// Per side (`client`, `server`, or none): a quinn PTO awaiting its inference.
@@ -182,6 +191,8 @@ impl GroundTruth {
     {
         let targets = Targets::new()
             .with_target("quinn_proto::connection", Level::TRACE)
+            .with_target("noq_proto::connection", Level::TRACE)
+            .with_target(super::NOQ_RECORD_TARGET, Level::TRACE)
             .with_target("cc", Level::DEBUG)
             .with_target("netsim", Level::DEBUG);
         self.clone().with_filter(targets)
@@ -241,6 +252,8 @@ struct Fields {
     detected_determined: Option<bool>,
     persistent: Option<bool>,
     largest_acked: Option<u64>,
+    largest: Option<u64>,
+    pn: Option<u64>,
     space: Option<String>,
 }
 
@@ -263,6 +276,8 @@ impl Visit for Fields {
         match field.name() {
             "detected_dup_acks" => self.detected_dup_acks = Some(value),
             "largest_acked" => self.largest_acked = Some(value),
+            "largest" => self.largest = Some(value),
+            "pn" => self.pn = Some(value),
             _ => {}
         }
     }
@@ -323,9 +338,28 @@ where
         event.record(&mut f);
         let target = event.metadata().target();
         let message = f.message.as_deref().unwrap_or("");
-        if target.starts_with("quinn_proto") {
+        if target == super::NOQ_RECORD_TARGET {
+            let side = side(event, &ctx);
+            let mut state = self.lock();
+            match (message, f.pn, f.largest) {
+                ("packet lost", Some(pn), _) => {
+                    let lost = state.last_lost.entry(side).or_insert(pn);
+                    *lost = (*lost).max(pn);
+                }
+                ("ack frame", _, Some(largest)) => {
+                    // A new detection round: earlier lost records raised no event (ACK-only
+                    // packets).
+                    state.recorded_largest.insert(side, largest);
+                    state.last_lost.remove(side);
+                }
+                _ => {}
+            }
+            return;
+        }
+        if target.starts_with("quinn_proto") || target.starts_with("noq_proto") {
             if let Some(lost) = largest_lost(message) {
-                self.lock().last_lost = Some(lost);
+                let side = side(event, &ctx);
+                self.lock().last_lost.insert(side, lost);
             } else if message == "PTO fired" && f.space.as_deref() == Some("Data") {
                 let side = side(event, &ctx);
                 if !self.scores_probes_of(side) {
@@ -360,15 +394,21 @@ where
         let Some(predicted) = signal_from(&class, f.detected_dup_acks) else {
             return;
         };
+        let side = side(event, &ctx);
         let mut state = self.lock();
         if predicted == LossSignal::Ecn {
             return;
         }
-        let lost = state.last_lost.take();
+        let lost = state.last_lost.remove(side);
+        let largest = state
+            .recorded_largest
+            .get(side)
+            .copied()
+            .or(f.largest_acked);
         let truth = if f.persistent == Some(true) {
             LossSignal::PERSISTENT
         } else {
-            match (lost, f.largest_acked) {
+            match (lost, largest) {
                 (Some(lost), Some(largest)) if largest > lost => {
                     LossSignal::from_distance(largest - lost, self.packet_threshold)
                 }

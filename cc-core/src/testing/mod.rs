@@ -5,7 +5,7 @@
 //!   congestion, ECN, advance time, change MTU.
 //! - [`check_controller_invariants`]: the property harness, generic over any controller.
 //! - [`GroundTruth`]: a `tracing` layer that scores the classifier against quinn's own loss
-//!   detection in real connections.
+//!   detection in real connections, and against noq's ([`NoqLossRecord`], feature `noq`).
 //! - [`capture_events`]: the formatted `tracing` output of a closure, for tests of what a
 //!   controller logs.
 //! - [`ProbeFactory`]: wraps a controller factory and records what its controllers did in a
@@ -14,11 +14,19 @@
 mod capture;
 mod driver;
 mod ground_truth;
+#[cfg(feature = "noq")]
+mod noq_record;
 mod probe;
 mod props;
 
 pub use capture::capture_events;
 pub use driver::{DrivenEvent, Driver};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
+#[cfg(feature = "noq")]
+pub use noq_record::NoqLossRecord;
 pub use probe::{ProbeFactory, ProbeLog};
 pub use props::{Op, check_controller_invariants, proptest_cases};
+
+/// The `tracing` target of noq's loss-detection records (`NoqLossRecord`, feature `noq`), which
+/// [`GroundTruth`] reads (with or without the feature).
+const NOQ_RECORD_TARGET: &str = "cc_truth";
