@@ -1,5 +1,5 @@
 //! What every stack's client/server pair shares: TLS, the stream content and the report, and
-//! [`quic_pair!`], which declares a stack's pair once for all stacks (quinn and noq have the same
+//! `quic_pair!`, which declares a stack's pair once for all stacks (quinn and noq have the same
 //! endpoint, connection and stream API, noq being a fork of quinn).
 
 pub(crate) mod tls;
