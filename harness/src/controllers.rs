@@ -22,14 +22,13 @@ use std::collections::BTreeMap;
 use std::sync::{Arc, LazyLock};
 use std::time::Duration;
 
-use cc_core::{
-    KnobKind, KnobValue, PortConfig, PortController, PortFactory, SignalConfig, SignalStats,
-};
+use cc_core::{KnobKind, KnobValue, PortConfig, SignalConfig, SignalStats};
+use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
-use quinn::congestion::{Controller, ControllerFactory, NewRenoConfig};
 use serde::{Deserialize, Serialize};
 use toml::Value;
 
+use crate::host::{self, Host};
 use crate::stack::{self, Stack};
 
 /// A controller to run: its registry name and knob settings (knob name -> value).
@@ -69,14 +68,30 @@ pub struct Knob {
     pub help: String,
 }
 
-/// How a registry entry builds its quinn factory.
+/// A host stack's own controller, by algorithm: quinn's or noq's, by the run's stack.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Baseline {
+    /// NewReno (both stacks).
+    NewReno,
+    /// CUBIC (both stacks).
+    Cubic,
+    /// BBR v1 (quinn only).
+    Bbr,
+    /// BBRv3 (noq only).
+    Bbr3,
+}
+
+/// How a registry entry builds its factory.
 #[derive(Clone, Copy)]
 enum Builder {
-    /// One of quinn's own controllers.
-    Quinn(QuinnBaseline),
-    /// A port: [`build_port`] for its config type.
-    Port(fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController, String>),
-    /// A quiche controller: no quinn factory.
+    /// One of the host stack's own controllers.
+    Baseline(Baseline),
+    /// A port: [`build_port`] for its config type, on either host stack.
+    Port {
+        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
+        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
+    },
+    /// A quiche controller: no quinn or noq factory.
     Quiche,
 }
 
@@ -87,8 +102,8 @@ pub struct ControllerInfo {
     pub name: &'static str,
     /// One-line description.
     pub description: &'static str,
-    /// The QUIC stack that runs it as a sender.
-    pub stack: Stack,
+    /// The QUIC stacks that can run it as a sender (the run's `stack` picks one).
+    pub stacks: &'static [Stack],
     /// True for the workspace's ports (they report loss-signal classes); false for quinn's and
     /// quiche's own.
     pub port: bool,
@@ -103,24 +118,49 @@ impl std::fmt::Debug for ControllerInfo {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("ControllerInfo")
             .field("name", &self.name)
-            .field("stack", &self.stack)
+            .field("stacks", &self.stacks)
             .field("knobs", &self.knobs)
             .finish_non_exhaustive()
     }
 }
 
-/// A controller factory ready for `TransportConfig::congestion_controller_factory`, and how to
-/// read the loss-signal statistics back out of a controller it built.
-#[derive(Clone)]
-pub struct BuiltController {
-    /// The factory.
-    pub factory: Arc<dyn ControllerFactory + Send + Sync>,
-    /// Extracts cc-core's loss-signal statistics from a controller this factory built (ports
-    /// only; `None` for quinn's controllers).
-    pub signal_stats: fn(Box<dyn Controller>) -> Option<SignalStats>,
+impl ControllerInfo {
+    /// The stack that sends with this controller in a run whose host stack is `host`: quiche
+    /// for quiche's controllers, else `host`, or an error naming the stacks it runs on.
+    pub fn sender(&self, host: Stack) -> Result<Stack, String> {
+        if self.stacks == [Stack::Quiche] || self.stacks.contains(&host) {
+            return Ok(if self.stacks == [Stack::Quiche] {
+                Stack::Quiche
+            } else {
+                host
+            });
+        }
+        let on: Vec<&str> = self.stacks.iter().map(|s| s.name()).collect();
+        let hint = match self.name {
+            "bbr" => " (noq ships BBRv3: `bbr3`)",
+            "bbr3" => " (quinn 0.11 ships BBR v1: `bbr`)",
+            _ => "",
+        };
+        Err(format!(
+            "controller `{}` runs on {} only, not on {host}{hint}",
+            self.name,
+            on.join(" and ")
+        ))
+    }
 }
 
-impl std::fmt::Debug for BuiltController {
+/// A controller factory ready for the host stack's
+/// `TransportConfig::congestion_controller_factory`, and how to read the loss-signal statistics
+/// back out of a controller it built.
+pub struct BuiltController<H: Host> {
+    /// The factory.
+    pub factory: H::Factory,
+    /// Extracts cc-core's loss-signal statistics from a controller this factory built (ports
+    /// only; `None` for the stacks' own controllers).
+    pub signal_stats: fn(Box<H::Controller>) -> Option<SignalStats>,
+}
+
+impl<H: Host> std::fmt::Debug for BuiltController<H> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str("BuiltController")
     }
@@ -136,23 +176,49 @@ fn quinn_window_knob() -> Knob {
     }
 }
 
-fn quinn_entry(baseline: QuinnBaseline) -> ControllerInfo {
+fn baseline_entry(baseline: Baseline) -> ControllerInfo {
     let mut knobs = vec![quinn_window_knob()];
-    if baseline == QuinnBaseline::NewReno {
+    if baseline == Baseline::NewReno {
         knobs.push(Knob {
             name: "loss_reduction_factor",
             kind: KnobKind::Float,
             help: "window multiplier on a loss (default 0.5; (0, 1])".to_owned(),
         });
     }
+    let (name, description, stacks, reproducible): (_, _, &'static [Stack], _) = match baseline {
+        Baseline::NewReno => (
+            "newreno",
+            "NewReno (RFC 9002), the run's stack's own: quinn's or noq's",
+            &[Stack::Quinn, Stack::Noq],
+            true,
+        ),
+        Baseline::Cubic => (
+            "cubic",
+            "CUBIC (RFC 9438), the run's stack's own and its default: quinn's or noq's",
+            &[Stack::Quinn, Stack::Noq],
+            true,
+        ),
+        Baseline::Bbr => (
+            QuinnBaseline::Bbr.name(),
+            QuinnBaseline::Bbr.summary(),
+            &[Stack::Quinn],
+            true,
+        ),
+        Baseline::Bbr3 => (
+            NoqBaseline::Bbr3.name(),
+            NoqBaseline::Bbr3.summary(),
+            &[Stack::Noq],
+            false,
+        ),
+    };
     ControllerInfo {
-        name: baseline.name(),
-        description: baseline.summary(),
-        stack: Stack::Quinn,
+        name,
+        description,
+        stacks,
         port: false,
-        reproducible: true,
+        reproducible,
         knobs,
-        builder: Builder::Quinn(baseline),
+        builder: Builder::Baseline(baseline),
     }
 }
 
@@ -176,11 +242,14 @@ fn port_entry<C: PortConfig>() -> ControllerInfo {
     ControllerInfo {
         name: C::NAME,
         description: C::SUMMARY,
-        stack: Stack::Quinn,
+        stacks: &[Stack::Quinn, Stack::Noq],
         port: true,
         reproducible: true,
         knobs,
-        builder: Builder::Port(build_port::<C>),
+        builder: Builder::Port {
+            quinn: build_port::<C, host::Quinn>,
+            noq: build_port::<C, host::Noq>,
+        },
     }
 }
 
@@ -205,7 +274,7 @@ fn quiche_entries() -> Vec<ControllerInfo> {
     .map(|(name, description)| ControllerInfo {
         name,
         description,
-        stack: Stack::Quiche,
+        stacks: &[Stack::Quiche],
         port: false,
         reproducible: false,
         knobs: Vec::new(),
@@ -214,8 +283,8 @@ fn quiche_entries() -> Vec<ControllerInfo> {
     .collect()
 }
 
-/// quinn's controllers, then the ports (from [`cc_ports::visit_ports`]), then (with the
-/// `quiche` feature) quiche's.
+/// The stacks' own controllers (quinn's and noq's), then the ports (from
+/// [`cc_ports::visit_ports`]), then (with the `quiche` feature) quiche's.
 static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
     struct Ports(Vec<ControllerInfo>);
     impl PortVisitor for Ports {
@@ -223,7 +292,13 @@ static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
             self.0.push(port_entry::<C>());
         }
     }
-    let mut entries = Ports(QuinnBaseline::ALL.into_iter().map(quinn_entry).collect());
+    let baselines = [
+        Baseline::NewReno,
+        Baseline::Cubic,
+        Baseline::Bbr,
+        Baseline::Bbr3,
+    ];
+    let mut entries = Ports(baselines.into_iter().map(baseline_entry).collect());
     cc_ports::visit_ports(&mut entries);
     let mut entries = entries.0;
     if stack::QUICHE_AVAILABLE {
@@ -232,18 +307,20 @@ static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
     entries
 });
 
-/// Every available controller: quinn's, then the ports, then (with the `quiche` feature)
-/// quiche's.
+/// Every available controller: the stacks' own, then the ports, then (with the `quiche`
+/// feature) quiche's.
 pub fn registry() -> &'static [ControllerInfo] {
     &REGISTRY
 }
 
-/// The controllers a grid runs when it names none: quinn's and the ports (not quiche's, which
-/// need real time).
-pub fn names() -> Vec<&'static str> {
+/// The controllers a grid runs when it names none: those that run on every one of `stacks`
+/// (the stacks' own and the ports; not quiche's, which need real time). On quinn: NewReno,
+/// Cubic, BBR and the ports; on noq: NewReno, Cubic, BBRv3 and the ports.
+pub fn names(stacks: &[Stack]) -> Vec<&'static str> {
     registry()
         .iter()
-        .filter(|c| c.stack == Stack::Quinn)
+        .filter(|c| !c.stacks.contains(&Stack::Quiche))
+        .filter(|c| stacks.iter().all(|s| c.stacks.contains(s)))
         .map(|c| c.name)
         .collect()
 }
@@ -268,59 +345,133 @@ pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
 /// the right type and range. Errors name `controller.knob` and the allowed range.
 pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
     let info = lookup(&spec.name)?;
-    if info.stack == Stack::Quiche {
-        return Settings::new(info, &spec.settings).map(|_| ());
+    match info.stacks.first() {
+        Some(Stack::Noq) => build::<host::Noq>(spec, &SignalConfig::default()).map(|_| ()),
+        Some(Stack::Quinn) => build::<host::Quinn>(spec, &SignalConfig::default()).map(|_| ()),
+        _ => Settings::new(info, &spec.settings).map(|_| ()),
     }
-    build(spec, &SignalConfig::default()).map(|_| ())
 }
 
-/// Builds the quinn factory for `spec`; `signal` carries the transport's loss thresholds to the
-/// ports. A quiche controller has no quinn factory: that is an error naming it.
-pub fn build(spec: &ControllerSpec, signal: &SignalConfig) -> Result<BuiltController, String> {
+/// Builds the host stack `H`'s factory for `spec`; `signal` carries the transport's loss
+/// thresholds to the ports. A controller that does not run on `H` is an error naming it.
+pub fn build<H: BuildOn>(
+    spec: &ControllerSpec,
+    signal: &SignalConfig,
+) -> Result<BuiltController<H>, String> {
     let info = lookup(&spec.name)?;
+    info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
     match info.builder {
-        Builder::Quinn(baseline) => build_quinn(baseline, &settings),
-        Builder::Port(build) => build(&settings, signal),
+        Builder::Baseline(baseline) => H::baseline(baseline, &settings),
+        Builder::Port { quinn, noq } => H::port(quinn, noq, &settings, signal),
         Builder::Quiche => Err(format!(
-            "controller `{}` runs in quiche, not in quinn: it has no quinn controller factory",
-            info.name
+            "controller `{}` runs in quiche: it has no {} controller factory",
+            info.name,
+            H::STACK
         )),
     }
 }
 
-fn build_quinn(baseline: QuinnBaseline, s: &Settings<'_>) -> Result<BuiltController, String> {
-    let window = s.quinn_window()?;
-    let factory: Arc<dyn ControllerFactory + Send + Sync> = match baseline {
-        QuinnBaseline::NewReno => {
-            let mut c = NewRenoConfig::default();
-            if let Some(w) = window {
-                c.initial_window(w);
-            }
-            if let Some(KnobValue::Float(f)) = s.value("loss_reduction_factor")? {
-                if !(f > 0.0 && f <= 1.0) {
-                    return Err(format!(
-                        "newreno.loss_reduction_factor = {f} is out of range: it must be in (0, 1]"
-                    ));
-                }
-                c.loss_reduction_factor(f as f32);
-            }
-            Arc::new(c)
-        }
-        other => other.factory(window),
-    };
-    Ok(BuiltController {
-        factory,
-        signal_stats: |_| None,
-    })
+/// A host stack the registry builds factories for.
+pub trait BuildOn: Host {
+    /// The stack's own `baseline`.
+    #[doc(hidden)]
+    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String>;
+    /// A port, through the builder for this stack.
+    #[doc(hidden)]
+    fn port(
+        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
+        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
+        s: &Settings<'_>,
+        signal: &SignalConfig,
+    ) -> Result<BuiltController<Self>, String>;
 }
 
-/// A port's factory: its config from the defaults and the settings, each knob through its
-/// declared setter, then the config's own validation.
-fn build_port<C: PortConfig>(
+/// NewReno's `loss_reduction_factor` knob, range-checked (the stacks do not check it).
+fn loss_reduction_factor(s: &Settings<'_>) -> Result<Option<f32>, String> {
+    match s.value("loss_reduction_factor")? {
+        Some(KnobValue::Float(f)) if !(f > 0.0 && f <= 1.0) => Err(format!(
+            "newreno.loss_reduction_factor = {f} is out of range: it must be in (0, 1]"
+        )),
+        Some(KnobValue::Float(f)) => Ok(Some(f as f32)),
+        _ => Ok(None),
+    }
+}
+
+impl BuildOn for host::Quinn {
+    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String> {
+        let window = s.quinn_window()?;
+        let factory: <Self as Host>::Factory = match baseline {
+            Baseline::NewReno => {
+                let mut c = quinn::congestion::NewRenoConfig::default();
+                if let Some(w) = window {
+                    c.initial_window(w);
+                }
+                if let Some(f) = loss_reduction_factor(s)? {
+                    c.loss_reduction_factor(f);
+                }
+                Arc::new(c)
+            }
+            Baseline::Cubic => QuinnBaseline::Cubic.factory(window),
+            Baseline::Bbr => QuinnBaseline::Bbr.factory(window),
+            Baseline::Bbr3 => return Err("bbr3 is noq's".to_owned()),
+        };
+        Ok(BuiltController {
+            factory,
+            signal_stats: |_| None,
+        })
+    }
+
+    fn port(
+        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
+        _: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
+        s: &Settings<'_>,
+        signal: &SignalConfig,
+    ) -> Result<BuiltController<Self>, String> {
+        quinn(s, signal)
+    }
+}
+
+impl BuildOn for host::Noq {
+    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String> {
+        let window = s.quinn_window()?;
+        let factory: <Self as Host>::Factory = match baseline {
+            Baseline::NewReno => {
+                let mut c = noq::congestion::NewRenoConfig::default();
+                if let Some(w) = window {
+                    c.initial_window(w);
+                }
+                if let Some(f) = loss_reduction_factor(s)? {
+                    c.loss_reduction_factor(f);
+                }
+                Arc::new(c)
+            }
+            Baseline::Cubic => NoqBaseline::Cubic.factory(window),
+            Baseline::Bbr3 => NoqBaseline::Bbr3.factory(window),
+            Baseline::Bbr => return Err("bbr is quinn's".to_owned()),
+        };
+        Ok(BuiltController {
+            factory,
+            signal_stats: |_| None,
+        })
+    }
+
+    fn port(
+        _: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
+        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
+        s: &Settings<'_>,
+        signal: &SignalConfig,
+    ) -> Result<BuiltController<Self>, String> {
+        noq(s, signal)
+    }
+}
+
+/// A port's factory on host `H`: its config from the defaults and the settings, each knob
+/// through its declared setter, then the config's own validation.
+fn build_port<C: PortConfig, H: Host>(
     s: &Settings<'_>,
     signal: &SignalConfig,
-) -> Result<BuiltController, String> {
+) -> Result<BuiltController<H>, String> {
     let mut config = C::default();
     for knob in C::KNOBS {
         if let Some(value) = s.value(knob.name)? {
@@ -330,15 +481,14 @@ fn build_port<C: PortConfig>(
     config.validate().map_err(|e| s.range(e))?;
     config.set_signal(signal.clone());
     Ok(BuiltController {
-        factory: Arc::new(PortFactory::new(config)),
-        signal_stats: |controller| {
-            PortController::<C::Algorithm>::from_controller(controller).map(|a| a.signal_stats())
-        },
+        factory: H::port_factory(config),
+        signal_stats: H::port_signal_stats::<C>,
     })
 }
 
 /// Typed access to a spec's settings, with errors naming `controller.knob`.
-struct Settings<'a> {
+#[doc(hidden)]
+pub struct Settings<'a> {
     info: &'static ControllerInfo,
     values: &'a BTreeMap<String, Value>,
 }
@@ -441,13 +591,33 @@ mod tests {
     }
 
     #[test]
-    fn every_registered_controller_builds_with_defaults() {
+    fn every_registered_controller_builds_with_defaults_on_its_stacks() {
         for info in registry() {
             validate(&spec(info.name, &[])).unwrap();
-            if info.stack == Stack::Quinn {
-                build(&spec(info.name, &[]), &SignalConfig::default()).unwrap();
+            let signal = SignalConfig::default();
+            for stack in info.stacks {
+                match stack {
+                    Stack::Quinn => build::<host::Quinn>(&spec(info.name, &[]), &signal).map(drop),
+                    Stack::Noq => build::<host::Noq>(&spec(info.name, &[]), &signal).map(drop),
+                    Stack::Quiche => continue,
+                }
+                .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
             }
         }
+        assert_eq!(
+            names(&[Stack::Noq]),
+            [
+                "newreno", "cubic", "bbr3", "karak", "petra", "ub", "sackfew", "abra"
+            ]
+        );
+        assert_eq!(
+            names(&[Stack::Quinn]),
+            [
+                "newreno", "cubic", "bbr", "karak", "petra", "ub", "sackfew", "abra"
+            ]
+        );
+        let err = build::<host::Noq>(&spec("bbr", &[]), &SignalConfig::default()).unwrap_err();
+        assert!(err.contains("bbr3") && err.contains("quinn only"), "{err}");
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! Concurrent flows over one emulated path: `n` quinn connections from the client endpoint to
-//! the server endpoint of one [`QuinnPair`], each carrying one unidirectional stream whose every
+//! Concurrent flows over one emulated path: `n` connections from the client endpoint to the
+//! server endpoint of one client/server pair of the run's host stack ([`Host`]), each carrying one unidirectional stream whose every
 //! byte the receiver checks against the sender's pattern; and the same over several pairs at
 //! once (ns-3's many-source networks), pair `p`'s flows numbered from `p x n`.
 //!
@@ -12,10 +12,11 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::time::Duration;
 
-use netsim::quinn_pair::{QuinnPair, StreamPattern};
+use netsim::pair::transfer::StreamPattern;
 use netsim::seed::derive_seed;
-use quinn::Connection;
 use tokio::task::JoinSet;
+
+use crate::host::Host;
 
 /// Write and read size (at most one pattern period, so every slice is contiguous).
 const CHUNK: usize = 60_000;
@@ -37,15 +38,14 @@ pub struct FlowCounters {
     pub corrupted_at: AtomicU64,
 }
 
-/// One flow: its client connection (for quinn's statistics and controller) and counters.
-#[derive(Debug)]
-pub struct Flow {
+/// One flow: its client connection (for the stack's statistics and controller) and counters.
+pub struct Flow<H: Host> {
     /// Flow index.
     pub index: u32,
     /// The stream-content seed (derived from the run seed and the index).
     pub seed: u64,
     /// The client (sending) side, once connected.
-    pub client: Option<Connection>,
+    pub client: Option<H::Connection>,
     /// Counters.
     pub counters: Arc<FlowCounters>,
 }
@@ -67,25 +67,24 @@ pub fn flow_seed(run_seed: u64, index: u32) -> u64 {
 /// Connects `count` flows and runs their transfers; returns when all have finished (bytes mode)
 /// or never (unbounded: the caller stops it with a timeout). `flows` is filled in as flows
 /// connect, so the caller can read connections and counters after a timeout.
-pub async fn run_flows(
-    pair: &QuinnPair,
+pub async fn run_flows<H: Host>(
+    pair: &H::Pair,
     run_seed: u64,
     first: u32,
     count: u32,
     stagger: Duration,
     amount: Amount,
-    flows: &tokio::sync::Mutex<Vec<Flow>>,
+    flows: &tokio::sync::Mutex<Vec<Flow<H>>>,
 ) -> Result<(), String> {
     let mut tasks = JoinSet::new();
-    let link = pair.link().clone();
+    let link = H::link(pair).clone();
     for index in first..first + count {
         let start = stagger.saturating_mul(index);
         let now = link.now();
         if start > now {
             tokio::time::sleep(start - now).await;
         }
-        let (client, server) = pair
-            .connect()
+        let (client, server) = H::connect(pair)
             .await
             .map_err(|e| format!("flow {index}: {e}"))?;
         let counters = Arc::new(FlowCounters::default());
@@ -100,9 +99,9 @@ pub async fn run_flows(
             counters: counters.clone(),
         });
         let sender_counters = counters.clone();
-        tasks.spawn(async move { send(client, seed, amount, sender_counters).await });
+        tasks.spawn(async move { send::<H>(client, seed, amount, sender_counters).await });
         let link = link.clone();
-        tasks.spawn(async move { receive(server, seed, counters, link).await });
+        tasks.spawn(async move { receive::<H>(server, seed, counters, link).await });
     }
     while let Some(done) = tasks.join_next().await {
         match done {
@@ -116,20 +115,20 @@ pub async fn run_flows(
 
 /// [`run_flows`] on every pair at once, `count` flows each: pair `p`'s flows are numbered
 /// `p x count ..`. One pair is exactly [`run_flows`].
-pub async fn run_pairs(
-    pairs: &[QuinnPair],
+pub async fn run_pairs<H: Host>(
+    pairs: &[H::Pair],
     run_seed: u64,
     count: u32,
     stagger: Duration,
     amount: Amount,
-    flows: &tokio::sync::Mutex<Vec<Flow>>,
+    flows: &tokio::sync::Mutex<Vec<Flow<H>>>,
 ) -> Result<(), String> {
     if let [pair] = pairs {
-        return run_flows(pair, run_seed, 0, count, stagger, amount, flows).await;
+        return run_flows::<H>(pair, run_seed, 0, count, stagger, amount, flows).await;
     }
     let runs = pairs.iter().enumerate().map(|(p, pair)| {
         let first = u32::try_from(p).unwrap_or(u32::MAX).saturating_mul(count);
-        run_flows(pair, run_seed, first, count, stagger, amount, flows)
+        run_flows::<H>(pair, run_seed, first, count, stagger, amount, flows)
     });
     futures_util::future::try_join_all(runs).await.map(|_| ())
 }
@@ -152,14 +151,13 @@ fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-async fn send(
-    connection: Connection,
+async fn send<H: Host>(
+    connection: H::Connection,
     seed: u64,
     amount: Amount,
     counters: Arc<FlowCounters>,
 ) -> Result<(), String> {
-    let mut stream = connection
-        .open_uni()
+    let mut stream = H::open_uni(&connection)
         .await
         .map_err(|e| format!("opening a stream: {e}"))?;
     let pattern = StreamPattern::new(seed);
@@ -172,36 +170,33 @@ async fn send(
         if len == 0 {
             break;
         }
-        stream
-            .write_all(pattern.slice(offset, len))
+        H::write_all(&mut stream, pattern.slice(offset, len))
             .await
             .map_err(|e| format!("writing at offset {offset}: {e}"))?;
         offset += len as u64;
         counters.written.store(offset, Ordering::Relaxed);
     }
-    stream
-        .finish()
+    H::finish(&mut stream)
+        .await
         .map_err(|e| format!("finishing the stream: {e}"))?;
-    // Keep the connection open until the receiver is done (the caller closes it).
-    let _ = stream.stopped().await;
+    // The connection stays open until the receiver is done (the caller closes it).
+    drop(connection);
     Ok(())
 }
 
-async fn receive(
-    connection: Connection,
+async fn receive<H: Host>(
+    connection: H::Connection,
     seed: u64,
     counters: Arc<FlowCounters>,
     link: netsim::SimLink,
 ) -> Result<(), String> {
-    let mut stream = connection
-        .accept_uni()
+    let mut stream = H::accept_uni(&connection)
         .await
         .map_err(|e| format!("accepting the stream: {e}"))?;
     let pattern = StreamPattern::new(seed);
     let mut buf = vec![0u8; CHUNK];
     let mut offset = 0u64;
-    while let Some(len) = stream
-        .read(&mut buf)
+    while let Some(len) = H::read(&mut stream, &mut buf)
         .await
         .map_err(|e| format!("reading at offset {offset}: {e}"))?
     {

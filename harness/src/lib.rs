@@ -1,5 +1,6 @@
 //! `harness`: the command-line tool for running MANET-aware QUIC congestion controllers over
-//! netsim's emulated paths, side by side with quinn's NewReno, Cubic and BBR.
+//! netsim's emulated paths (or ns-3's), on quinn or noq, side by side with the stacks' own
+//! NewReno, Cubic and BBR.
 //!
 //! The binary is a thin `main` over this library; the pieces, one purpose per file:
 //!
@@ -8,7 +9,8 @@
 //! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
 //! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
 //! - [`controllers`]: the registry of controllers and their validated knobs;
-//! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers;
+//! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
+//!   the host stacks (quinn, noq) behind one interface;
 //!   [`probe`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV and SVG plots;
@@ -27,6 +29,7 @@ pub mod cli;
 pub mod controllers;
 pub mod error;
 pub mod flows;
+pub mod host;
 pub mod merge;
 pub mod metrics;
 pub mod ns3_worker;

@@ -1,5 +1,6 @@
 //! A recording wrapper around any quinn controller: per-ACK RTT samples, time in slow start and
 //! (on request) the congestion window over time, without changing the controller's decisions.
+//! ([`ConnectionSamples`] is stack-neutral; noq's wrapper is in `host/noq.rs`.)
 //!
 //! Every callback is forwarded unchanged to the wrapped controller; after each one the probe
 //! reads the controller's `metrics()`. A controller without an ssthresh (quinn's BBR) has no
@@ -44,17 +45,41 @@ pub struct ConnectionSamples {
 }
 
 impl ConnectionSamples {
-    fn observe(&mut self, epoch: Instant, now: Instant, metrics: &ControllerMetrics) {
+    /// An empty recording; `trace` records the window trajectory.
+    pub fn new(trace: bool) -> Self {
+        Self {
+            trace: trace.then(Vec::new),
+            ..Self::default()
+        }
+    }
+
+    /// A packet sent at `sent` was acknowledged (the stacks report them in ascending packet
+    /// number, so the last one before [`Self::end_acks`] is the largest).
+    pub fn ack(&mut self, sent: Instant) {
+        self.pending_sent = Some(sent);
+    }
+
+    /// An ACK frame ended at `now`: one RTT sample, then the window.
+    pub fn end_acks(&mut self, epoch: Instant, now: Instant, cwnd: u64, ssthresh: Option<u64>) {
+        if let Some(sent) = self.pending_sent.take() {
+            let sample = now.saturating_duration_since(sent).as_micros();
+            self.rtt_samples_us
+                .push(u64::try_from(sample).unwrap_or(u64::MAX));
+        }
+        self.observe(epoch, now, cwnd, ssthresh);
+    }
+
+    /// The controller's window and ssthresh after a callback at `now`.
+    pub fn observe(&mut self, epoch: Instant, now: Instant, cwnd: u64, ssthresh: Option<u64>) {
         if let (Some(last), Some(true)) = (self.last_observed, self.in_slow_start) {
             let spent = now.saturating_duration_since(last);
             self.slow_start = Some(self.slow_start.unwrap_or_default() + spent);
         }
         self.last_observed = Some(now);
-        self.in_slow_start = metrics.ssthresh.map(|s| metrics.congestion_window < s);
+        self.in_slow_start = ssthresh.map(|s| cwnd < s);
         if self.in_slow_start.is_some() && self.slow_start.is_none() {
             self.slow_start = Some(Duration::ZERO);
         }
-        let cwnd = metrics.congestion_window;
         if let Some(trace) = &mut self.trace {
             let t = now.saturating_duration_since(epoch).as_secs_f64();
             let due = self
@@ -64,7 +89,7 @@ impl ConnectionSamples {
                 trace.push(WindowPoint {
                     t,
                     cwnd,
-                    ssthresh: metrics.ssthresh.filter(|&s| s < u64::MAX / 2),
+                    ssthresh: ssthresh.filter(|&s| s < u64::MAX / 2),
                 });
                 self.last_point = Some(t);
             }
@@ -85,7 +110,8 @@ impl ConnectionSamples {
 /// Shared handle to a connection's recording.
 pub type SamplesHandle = Arc<Mutex<ConnectionSamples>>;
 
-fn lock(handle: &SamplesHandle) -> MutexGuard<'_, ConnectionSamples> {
+/// The recording behind `handle`, whatever a panicking holder left.
+pub fn lock(handle: &SamplesHandle) -> MutexGuard<'_, ConnectionSamples> {
     handle.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
@@ -114,10 +140,7 @@ impl MetricsFactory {
 
 impl ControllerFactory for MetricsFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        let recording = ConnectionSamples {
-            trace: self.trace.then(Vec::new),
-            ..ConnectionSamples::default()
-        };
+        let recording = ConnectionSamples::new(self.trace);
         let mut observer = SampleObserver {
             recording: Arc::new(Mutex::new(recording)),
             epoch: self.epoch,
@@ -145,8 +168,12 @@ impl SampleObserver {
     }
 
     fn observe(&mut self, controller: &dyn Controller, now: Instant) {
-        let metrics = controller.metrics();
-        lock(&self.recording).observe(self.epoch, now, &metrics);
+        let ControllerMetrics {
+            congestion_window,
+            ssthresh,
+            ..
+        } = controller.metrics();
+        lock(&self.recording).observe(self.epoch, now, congestion_window, ssthresh);
     }
 }
 
@@ -164,9 +191,7 @@ impl Observer for SampleObserver {
         _: bool,
         _: &RttEstimator,
     ) {
-        // quinn acknowledges newly acked packets in ascending packet-number order, so the last
-        // one before `on_end_acks` is the largest.
-        lock(&self.recording).pending_sent = Some(sent);
+        lock(&self.recording).ack(sent);
     }
 
     fn end_acks(
@@ -177,16 +202,12 @@ impl Observer for SampleObserver {
         _: bool,
         _: Option<u64>,
     ) {
-        {
-            let mut recording = lock(&self.recording);
-            if let Some(sent) = recording.pending_sent.take() {
-                let sample = now.saturating_duration_since(sent).as_micros();
-                recording
-                    .rtt_samples_us
-                    .push(u64::try_from(sample).unwrap_or(u64::MAX));
-            }
-        }
-        self.observe(controller, now);
+        let ControllerMetrics {
+            congestion_window,
+            ssthresh,
+            ..
+        } = controller.metrics();
+        lock(&self.recording).end_acks(self.epoch, now, congestion_window, ssthresh);
     }
 
     fn congestion_event(

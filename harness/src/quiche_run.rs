@@ -32,14 +32,7 @@ mod imp {
 
     /// quinn's idle timeout as the scenario sets it (`None`: off).
     fn quinn_idle(scenario: &Scenario) -> Result<Option<quinn::IdleTimeout>, String> {
-        scenario
-            .transport
-            .idle_timeout
-            .map(|d| {
-                quinn::IdleTimeout::try_from(d)
-                    .map_err(|_| format!("idle timeout {d:?} is too large for quinn"))
-            })
-            .transpose()
+        crate::host::quinn_idle_timeout(scenario.transport.idle_timeout)
     }
 
     /// quiche's idle timeout: the scenario's, or for "off" the run's own bound (quiche needs a
@@ -55,15 +48,18 @@ mod imp {
             .max(Duration::from_millis(1))
     }
 
+    /// quiche-peer pairs quiche with quinn only.
+    pub(super) const NOQ_WITH_QUICHE: &str = "quiche-peer pairs quiche with quinn, not noq: use stack = \"quinn\" for runs with a quiche end";
+
     fn sender_peer(spec: &RunSpec, options: &RunOptions) -> Result<PeerConfig, String> {
         let scenario = &spec.scenario;
         let info = controllers::lookup(&spec.controller.name)?;
-        if info.stack == Stack::Quiche {
+        if info.stacks == [Stack::Quiche] {
             let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
             return Ok(PeerConfig::Quiche(cc));
         }
         let signal = scenario.transport.signal()?;
-        let built = controllers::build(&spec.controller, &signal)?;
+        let built = controllers::build::<crate::host::Quinn>(&spec.controller, &signal)?;
         let mut transport = TransportConfig::default();
         transport
             .congestion_controller_factory(built.factory)
@@ -97,6 +93,7 @@ mod imp {
                 transport.max_idle_timeout(quinn_idle(scenario)?);
                 PeerConfig::quinn("quinn", Arc::new(transport))
             }
+            Stack::Noq => return Err(NOQ_WITH_QUICHE.to_owned()),
         })
     }
 
@@ -216,9 +213,12 @@ mod imp {
 pub async fn run(
     spec: &RunSpec,
     options: &RunOptions,
-    _sender: Stack,
+    sender: Stack,
     receiver: Stack,
 ) -> Result<crate::metrics::RunResult, String> {
+    if sender == Stack::Noq {
+        return Err(imp::NOQ_WITH_QUICHE.to_owned());
+    }
     let result = imp::run(spec, options, receiver).await?;
     tracing::info!(
         target: "harness",

@@ -8,15 +8,14 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::controllers;
+use crate::controllers::{self, BuildOn};
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, run_pairs};
+use crate::host::{self, Host};
 use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
-use crate::probe::Probe;
 use crate::scenario::{Scenario, Transfer};
 pub use crate::spec::{RunOptions, RunSpec};
-use netsim::quinn_pair::QuinnPair;
-use quinn::TransportConfig;
+use crate::stack::Stack;
 
 /// Runs `spec`. A failed run (quinn error, timeout, integrity failure) is
 /// [`HarnessError::RunFailed`] naming the run.
@@ -43,70 +42,64 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     })?;
     let result = runtime.block_on(async {
         let info = controllers::lookup(&spec.controller.name)?;
-        let (sender, receiver) = crate::stack::ends(info.stack, spec.scenario.receiver);
+        let host = spec.scenario.stack.unwrap_or_default();
+        let (sender, receiver) = crate::stack::ends(info.sender(host)?, spec.scenario.receiver);
         if crate::stack::involves_quiche(sender, receiver) {
-            crate::quiche_run::run(spec, options, sender, receiver).await
-        } else {
-            run_async(spec, options).await
+            return crate::quiche_run::run(spec, options, sender, receiver).await;
+        }
+        match (sender, receiver) {
+            (Stack::Quinn, Stack::Quinn) => run_async::<host::Quinn>(spec, options).await,
+            (Stack::Noq, Stack::Noq) => run_async::<host::Noq>(spec, options).await,
+            _ => Err(format!(
+                "a {sender} sender with a {receiver} receiver is not a harness run; \
+                 mixed quinn/noq pairs are tested in netsim (tests/interop.rs)"
+            )),
         }
     });
     drop(runtime);
     result.map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))
 }
 
-async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String> {
+/// A run whose both ends are the host stack `H` (quinn or noq).
+async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String> {
     let scenario = &spec.scenario;
     let info = controllers::lookup(&spec.controller.name)?;
     let signal = scenario.transport.signal()?;
-    let built = controllers::build(&spec.controller, &signal)?;
+    let built = controllers::build::<H>(&spec.controller, &signal)?;
     let epoch = tokio::time::Instant::now().into_std();
-    let probe = Arc::new(crate::probe::MetricsFactory::new(
-        built.factory.clone(),
-        epoch,
-        options.trace,
-    ));
+    let probe = H::recording_factory(built.factory.clone(), epoch, options.trace);
 
-    let idle = match scenario.transport.idle_timeout {
-        Some(d) => Some(
-            quinn::IdleTimeout::try_from(d)
-                .map_err(|_| format!("idle timeout {d:?} is too large for quinn"))?,
-        ),
-        None => None,
-    };
-    let mut client = TransportConfig::default();
-    client
-        .congestion_controller_factory(probe)
-        .max_idle_timeout(idle)
-        .packet_threshold(scenario.transport.packet_threshold)
-        .time_threshold(scenario.transport.time_threshold);
-    if let Some(dir) = &options.qlog_dir {
-        crate::qlog::attach(&mut client, dir, spec, epoch)?;
-    }
-    let mut server = TransportConfig::default();
-    server.max_idle_timeout(idle);
+    let idle = scenario.transport.idle_timeout;
+    let client = H::client_transport(
+        probe,
+        idle,
+        scenario.transport.packet_threshold,
+        scenario.transport.time_threshold,
+    )?;
+    let client = H::with_qlog(client, options, spec, epoch)?;
+    let server = H::server_transport(idle)?;
     // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
-    let builders = match scenario.backend.ns3() {
-        None => vec![QuinnPair::builder(scenario.link.clone(), spec.seed)],
-        Some(config) => netsim_ns3::quinn_pairs(config, spec.seed).map_err(|e| e.to_string())?,
-    };
     let (client, server) = (Arc::new(client), Arc::new(server));
-    let pairs = builders
-        .into_iter()
-        .map(|builder| {
-            builder
-                .client_transport(client.clone())
-                .server_transport(server.clone())
-                .build()
-        })
-        .collect::<std::result::Result<Vec<QuinnPair>, _>>()
-        .map_err(|e| e.to_string())?;
+    let pairs = match scenario.backend.ns3() {
+        None => vec![H::netsim_pair(
+            scenario.link.clone(),
+            spec.seed,
+            client,
+            server,
+        )?],
+        Some(config) => netsim_ns3::Ns3Medium::network(config, spec.seed)
+            .map_err(|e| e.to_string())?
+            .into_iter()
+            .map(|medium| H::medium_pair(Box::new(medium), client.clone(), server.clone()))
+            .collect::<std::result::Result<Vec<_>, _>>()?,
+    };
     let total_flows = scenario.flows * pairs.len() as u32;
 
-    let flows = tokio::sync::Mutex::new(Vec::<Flow>::new());
+    let flows = tokio::sync::Mutex::new(Vec::<Flow<H>>::new());
     let stagger = scenario.flow_stagger;
     match scenario.transfer {
         Transfer::Duration(d) => {
-            let work = run_pairs(
+            let work = run_pairs::<H>(
                 &pairs,
                 spec.seed,
                 scenario.flows,
@@ -119,7 +112,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
             }
         }
         Transfer::Bytes { bytes, timeout } => {
-            let work = run_pairs(
+            let work = run_pairs::<H>(
                 &pairs,
                 spec.seed,
                 scenario.flows,
@@ -140,10 +133,11 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         }
     }
     // On ns-3 every pair's link reports the whole network (see netsim_ns3::Ns3Medium).
-    let link = pairs
-        .first()
-        .ok_or("the ns-3 network has no source/sink pair")?
-        .link();
+    let link = H::link(
+        pairs
+            .first()
+            .ok_or("the ns-3 network has no source/sink pair")?,
+    );
     let end = link.now();
     let accounting = link.accounting();
     let (ns3, route_down_s) = link.inspect_medium(|medium| {
@@ -186,7 +180,7 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     }
     for flow in &flows {
         if let Some(client) = &flow.client {
-            client.close(0u32.into(), b"done");
+            H::close(client);
         }
     }
     for index in 0..total_flows {
@@ -226,8 +220,8 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
         seed: spec.seed,
         reproducible: info.reproducible,
         clock: scenario.clock,
-        sender: crate::stack::Stack::Quinn,
-        receiver: crate::stack::Stack::Quinn,
+        sender: H::STACK,
+        receiver: H::STACK,
         window_s,
         bytes_delivered,
         goodput_bps: per_second(bytes_delivered),
@@ -254,9 +248,9 @@ async fn run_async(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, St
     Ok(result)
 }
 
-fn flow_metrics_of(
-    flow: &Flow,
-    built: &controllers::BuiltController,
+fn flow_metrics_of<H: Host>(
+    flow: &Flow<H>,
+    built: &controllers::BuiltController<H>,
     scenario: &Scenario,
     end: Duration,
     epoch: std::time::Instant,
@@ -281,7 +275,7 @@ fn flow_metrics_of(
     let Some(client) = &flow.client else {
         return metrics;
     };
-    let stats = client.stats();
+    let stats = H::sender_stats(client);
     let rate = |bytes: u64| {
         if window > 0.0 {
             bytes as f64 * 8.0 / window
@@ -290,20 +284,16 @@ fn flow_metrics_of(
         }
     };
     metrics.goodput_bps = rate(delivered);
-    metrics.throughput_bps = rate(stats.udp_tx.bytes);
-    metrics.datagrams_sent = stats.udp_tx.datagrams;
-    metrics.udp_bytes_sent = stats.udp_tx.bytes;
-    metrics.packets_sent = stats.path.sent_packets;
-    metrics.packets_lost = stats.path.lost_packets;
-    metrics.bytes_lost = stats.path.lost_bytes;
-    metrics.congestion_events = Some(stats.path.congestion_events);
-    if let Ok(probe) = client.congestion_state().into_any().downcast::<Probe>() {
-        let handle = probe.observer().recording();
-        metrics.signals =
-            (built.signal_stats)(probe.into_inner()).map(|s| SignalCounts::from_stats(&s));
-        let mut recording = handle
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
+    metrics.throughput_bps = rate(stats.udp_bytes);
+    metrics.datagrams_sent = stats.datagrams;
+    metrics.udp_bytes_sent = stats.udp_bytes;
+    metrics.packets_sent = stats.packets_sent;
+    metrics.packets_lost = stats.packets_lost;
+    metrics.bytes_lost = stats.bytes_lost;
+    metrics.congestion_events = Some(stats.congestion_events);
+    if let Some(recorded) = H::recorded(client, built.signal_stats) {
+        metrics.signals = recorded.signals.map(|s| SignalCounts::from_stats(&s));
+        let mut recording = crate::probe::lock(&recorded.samples);
         recording.finish(epoch + end);
         let mut samples = recording.rtt_samples_us.clone();
         samples.sort_unstable();

@@ -13,6 +13,7 @@
 //! flows = 1                       # concurrent connections sharing the path (1 to 64)
 //! flow_stagger = "0s"             # flow i starts i x flow_stagger after flow 0
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
+//! stack = "quinn"                 # the host stack of the ports and baselines: "quinn" or "noq"
 //! receiver = "quiche"             # the receiver's stack, "quinn" or "quiche" (`quiche` feature);
 //!                                 # default: the sender's (quiche-* send from quiche)
 //! backend = "netsim"              # or "ns3": ns-3's 802.11 ad hoc MANET (`ns3` feature)
@@ -103,6 +104,7 @@ struct ScenarioFile {
     #[serde(default, with = "crate::units::opt_duration")]
     flow_stagger: Option<Duration>,
     clock: Option<Clock>,
+    stack: Option<Stack>,
     receiver: Option<Stack>,
     backend: Option<BackendKind>,
     ns3: Option<Table>,
@@ -249,6 +251,9 @@ pub struct Scenario {
     pub transport: TransportSettings,
     /// Virtual or real time.
     pub clock: Clock,
+    /// The host stack of the ports and the stacks' own controllers (`None`: quinn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stack: Option<Stack>,
     /// The receiver's stack (`None`: the sender's stack).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub receiver: Option<Stack>,
@@ -423,7 +428,9 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         .name
         .clone()
         .unwrap_or_else(|| source.default_name.clone());
-    let controllers = ctx.controllers(&file.controllers)?;
+    let mut stacks: Vec<Stack> = points.iter().map(|p| p.stack.unwrap_or_default()).collect();
+    stacks.dedup();
+    let controllers = ctx.controllers(&file.controllers, &stacks)?;
     ctx.check_stacks(&points, &controllers)?;
     check_backend_overrides(&points, overrides)?;
     ctx.check_backend_axes(&points, &axes)?;
@@ -865,6 +872,13 @@ impl Context<'_> {
                 stack::unavailable("a quiche receiver (receiver = \"quiche\")"),
             ));
         }
+        if file.stack == Some(Stack::Quiche) {
+            return Err(self.field_error(
+                "stack",
+                "stack = \"quiche\": the host stack is \"quinn\" or \"noq\" (quiche cannot host \
+                 the ports; its own controllers are quiche-reno, quiche-cubic and quiche-bbr2)",
+            ));
+        }
         Ok(Scenario {
             point: labels.join(" "),
             params,
@@ -879,6 +893,7 @@ impl Context<'_> {
                 timeout_reading: file.transport.timeout_reading,
             },
             clock: file.clock.unwrap_or_default(),
+            stack: file.stack,
             receiver: file.receiver,
             backend,
         })
@@ -899,7 +914,21 @@ impl Context<'_> {
             for spec in specs {
                 let info = controllers::lookup(&spec.name)
                     .map_err(|e| self.field_error("controllers.select", e))?;
-                let (sender, receiver) = stack::ends(info.stack, point.receiver);
+                let sender = info
+                    .sender(point.stack.unwrap_or_default())
+                    .map_err(|e| self.field_error("stack", e))?;
+                let (sender, receiver) = stack::ends(sender, point.receiver);
+                if !stack::involves_quiche(sender, receiver) && sender != receiver {
+                    return Err(self.field_error(
+                        "receiver",
+                        format!(
+                            "controller `{}`: a {sender} sender with a {receiver} receiver is not \
+                             a harness run (quinn and noq interoperate: netsim's tests/interop.rs \
+                             checks both directions); leave receiver unset for {sender}",
+                            spec.label()
+                        ),
+                    ));
+                }
                 if !point.backend.is_netsim() && stack::involves_quiche(sender, receiver) {
                     return Err(self.field_error(
                         "backend",
@@ -914,6 +943,15 @@ impl Context<'_> {
                     continue;
                 }
                 let label = spec.label();
+                if sender == Stack::Noq || receiver == Stack::Noq {
+                    return Err(self.field_error(
+                        "stack",
+                        format!(
+                            "controller `{label}`: runs with a quiche end pair quiche with quinn \
+                             (quiche-peer); use stack = \"quinn\" (--stack quinn) for them"
+                        ),
+                    ));
+                }
                 if point.clock == Clock::Virtual {
                     return Err(self.field_error(
                         "clock",
@@ -950,7 +988,13 @@ impl Context<'_> {
         Ok(())
     }
 
-    fn controllers(&self, section: &ControllersSection) -> Result<Vec<ControllerSpec>> {
+    /// The grid's controllers: those selected, or every one that runs on all of `stacks` (the
+    /// points' host stacks).
+    fn controllers(
+        &self,
+        section: &ControllersSection,
+        stacks: &[Stack],
+    ) -> Result<Vec<ControllerSpec>> {
         for name in section.settings.keys() {
             controllers::lookup(name)
                 .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
@@ -962,7 +1006,7 @@ impl Context<'_> {
                 );
             }
             Some(list) => list.clone(),
-            None => controllers::names()
+            None => controllers::names(stacks)
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
@@ -1102,7 +1146,10 @@ mod tests {
         assert_eq!(link.a_to_b.delay, Duration::from_millis(10));
         assert_eq!(link.b_to_a.delay, Duration::from_millis(20));
         assert_eq!(grid.seeds, vec![1, 2, 3]);
-        assert_eq!(grid.controllers.len(), controllers::names().len());
+        assert_eq!(
+            grid.controllers.len(),
+            controllers::names(&[Stack::Quinn]).len()
+        );
     }
 
     #[test]

@@ -35,6 +35,9 @@ struct Identity<'a> {
     flow_stagger: Duration,
     transport: &'a crate::scenario::TransportSettings,
     clock: netsim::Clock,
+    /// The host stack (absent for quinn, so quinn run ids are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack: Option<crate::stack::Stack>,
     #[serde(skip_serializing_if = "Option::is_none")]
     receiver: Option<crate::stack::Stack>,
     controller: &'a ControllerSpec,
@@ -63,6 +66,7 @@ impl RunSpec {
             flow_stagger: s.flow_stagger,
             transport: &s.transport,
             clock: s.clock,
+            stack: s.stack.filter(|&stack| stack != crate::stack::Stack::Quinn),
             receiver: s.receiver,
             controller: &self.controller,
             seed: self.seed,

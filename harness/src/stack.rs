@@ -1,7 +1,9 @@
 //! Which QUIC implementation runs each end of a connection, and the rules for runs that
 //! involve quiche.
 //!
-//! quinn runs the workspace's ports and quinn's own controllers. With the cargo feature
+//! quinn runs the workspace's ports and quinn's own controllers; noq (iroh's QUIC, a fork of
+//! quinn) runs the same ports and noq's own NewReno, Cubic and BBRv3 when a scenario says
+//! `stack = "noq"` (`--stack noq`). With the cargo feature
 //! `quiche` (off by default), cloudflare's quiche (through the `quiche-peer` crate) runs the
 //! controllers `quiche-reno`, `quiche-cubic` and `quiche-bbr2`, and can be the receiver of any
 //! sender (`receiver = "quiche"`, `--receiver quiche`). quiche reads the system clock itself (its
@@ -19,15 +21,18 @@ pub enum Stack {
     /// quinn 0.11 (every port and quinn's NewReno, Cubic and BBR).
     #[default]
     Quinn,
+    /// noq 1.x (every port, with exact loss signals, and noq's NewReno, Cubic and BBRv3).
+    Noq,
     /// cloudflare's quiche 0.30 (its Reno, CUBIC and BBR2; needs the `quiche` feature).
     Quiche,
 }
 
 impl Stack {
-    /// `quinn` or `quiche`.
+    /// `quinn`, `noq` or `quiche`.
     pub fn name(self) -> &'static str {
         match self {
             Self::Quinn => "quinn",
+            Self::Noq => "noq",
             Self::Quiche => "quiche",
         }
     }

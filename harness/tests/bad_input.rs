@@ -336,6 +336,38 @@ const CASES: &[Case] = &[
         expect: &["timeout_reading", "time_threshold"],
     },
     Case {
+        name: "a controller the host stack does not ship",
+        files: &[],
+        args: &["run", "--stack", "noq", "--controllers", "bbr"],
+        expect: &["controller `bbr` runs on quinn only, not on noq", "bbr3"],
+    },
+    Case {
+        name: "quiche as the host stack",
+        files: &[("s.toml", "stack = \"quiche\"\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["stack", "\"quinn\" or \"noq\""],
+    },
+    Case {
+        name: "a quinn receiver behind a noq sender",
+        files: &[],
+        args: &[
+            "run",
+            "--stack",
+            "noq",
+            "--receiver",
+            "quinn",
+            "--controllers",
+            "karak",
+        ],
+        expect: &["receiver", "a noq sender with a quinn receiver"],
+    },
+    Case {
+        name: "quinn's qlog on noq",
+        files: &[],
+        args: &["run", "--stack", "noq", "--qlog", "q"],
+        expect: &["--qlog", "noq"],
+    },
+    Case {
         name: "merge of a file that is not a result file",
         files: &[("r.jsonl", "{\"hello\": 1}\n")],
         args: &["merge", "r.jsonl"],

@@ -97,6 +97,15 @@ pub enum PathModel {
     Mobility,
 }
 
+/// The host stack of the ports and the stacks' own controllers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum StackArg {
+    /// quinn 0.11 (default): the ports, quinn's NewReno, Cubic and BBR.
+    Quinn,
+    /// noq 1.x (iroh's QUIC): the ports with exact loss signals, noq's NewReno, Cubic and BBRv3.
+    Noq,
+}
+
 /// The receiver's QUIC stack.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ReceiverArg {
@@ -166,8 +175,12 @@ pub struct ScenarioArgs {
     /// take their duration in wall time and are not bit-reproducible.
     #[arg(long, value_enum)]
     pub(super) clock: Option<ClockArg>,
-    /// The receiver's QUIC stack (default: the sender's: quinn for quinn's controllers and the
-    /// ports, quiche for quiche-*). quiche needs the `quiche` feature, --clock real and one flow.
+    /// The host stack of the ports and of newreno/cubic (default quinn; on noq, bbr3 replaces
+    /// bbr). A column (`sender`) in the JSON and CSV results.
+    #[arg(long, value_enum)]
+    pub(super) stack: Option<StackArg>,
+    /// The receiver's QUIC stack (default: the sender's: the host stack for its controllers and
+    /// the ports, quiche for quiche-*). quiche needs the `quiche` feature, --clock real and one flow.
     #[arg(long, value_enum)]
     pub(super) receiver: Option<ReceiverArg>,
     /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).

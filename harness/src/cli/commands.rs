@@ -13,7 +13,8 @@ use crate::{controllers, presets};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output.check(args.scenario.scenario.as_deref())?;
+    args.output
+        .check(args.scenario.scenario.as_deref(), &grid)?;
     let specs = sweep::expand(&grid);
     let mut results = Vec::with_capacity(specs.len());
     let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
@@ -28,7 +29,8 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
 
 pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output.check(args.scenario.scenario.as_deref())?;
+    args.output
+        .check(args.scenario.scenario.as_deref(), &grid)?;
     let (header, results, failures) = sweep::sweep(
         &grid,
         &args.out,

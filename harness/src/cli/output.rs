@@ -84,8 +84,8 @@ pub(super) fn check_dir(dir: &Path) -> Result<()> {
 
 impl OutputArgs {
     /// Checks every output before any run starts: the files can be written, none names
-    /// another output or the scenario file `input`.
-    pub(super) fn check(&self, input: Option<&Path>) -> Result<()> {
+    /// another output or the scenario file `input`, and what `grid` runs can write them.
+    pub(super) fn check(&self, input: Option<&Path>, grid: &crate::scenario::Grid) -> Result<()> {
         let outputs = given(&[("--json", &self.json), ("--csv", &self.csv)]);
         let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
         check_distinct(&outputs, &inputs)?;
@@ -98,6 +98,16 @@ impl OutputArgs {
         if self.qlog.is_some() && !crate::qlog::AVAILABLE {
             return Err(HarnessError::bad_input(
                 "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
+            ));
+        }
+        if self.qlog.is_some()
+            && grid
+                .points
+                .iter()
+                .any(|p| p.stack == Some(crate::stack::Stack::Noq))
+        {
+            return Err(HarnessError::bad_input(
+                "--qlog writes quinn's qlog; runs on noq (stack = \"noq\", --stack noq) have none in this harness",
             ));
         }
         if let Some(jobs) = self.jobs

@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use toml::Value;
 
-use super::args::{BackendArg, ClockArg, PathModel, ReceiverArg, ScenarioArgs};
+use super::args::{BackendArg, ClockArg, PathModel, ReceiverArg, ScenarioArgs, StackArg};
 use crate::error::{HarnessError, Result};
 use crate::scenario::{self, Override, Source};
 use crate::{controllers, presets, tomldoc};
@@ -173,6 +173,13 @@ impl ScenarioArgs {
                 "real"
             };
             set(&mut o, "clock", Value::String(name.into()), "--clock");
+        }
+        if let Some(stack) = self.stack {
+            let name = match stack {
+                StackArg::Quinn => "quinn",
+                StackArg::Noq => "noq",
+            };
+            set(&mut o, "stack", Value::String(name.into()), "--stack");
         }
         if let Some(receiver) = self.receiver {
             let name = match receiver {
