@@ -209,7 +209,7 @@ mod with_the_feature {
         check_run(&json, "quiche-cubic", "quiche", "quiche");
         check_run(&json, "karak", "quinn", "quiche");
         for needle in [
-            "quiche-cubic (quiche->quiche, real time)",
+            "quiche-cubic (quiche, real time)",
             "karak (quinn->quiche, real time)",
             "not bit-reproducible",
         ] {

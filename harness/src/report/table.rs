@@ -12,12 +12,14 @@ fn mbps(bps: f64) -> String {
     format!("{:.3}", bps / 1e6)
 }
 
-/// The controller cell: the label, the stacks when not quinn to quinn, `real time` for
-/// wall-clock runs, `(*)` for other non-reproducible rows.
+/// The controller cell: the label, the stack when not quinn (`sender->receiver` when the ends
+/// differ), `real time` for wall-clock runs, `(*)` for other non-reproducible rows.
 fn controller_cell(row: &SummaryRow) -> String {
     let mut notes = Vec::new();
-    if (row.sender, row.receiver) != (Stack::Quinn, Stack::Quinn) {
+    if row.sender != row.receiver {
         notes.push(format!("{}->{}", row.sender, row.receiver));
+    } else if row.sender != Stack::Quinn {
+        notes.push(row.sender.to_string());
     }
     if row.clock == Clock::Real {
         notes.push("real time".to_owned());
