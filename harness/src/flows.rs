@@ -16,7 +16,7 @@ use netsim::pair::transfer::StreamPattern;
 use netsim::seed::derive_seed;
 use tokio::task::JoinSet;
 
-use crate::host::Host;
+use crate::host::{Host, Pairing};
 
 /// Write and read size (at most one pattern period, so every slice is contiguous).
 const CHUNK: usize = 60_000;
@@ -67,24 +67,24 @@ pub fn flow_seed(run_seed: u64, index: u32) -> u64 {
 /// Connects `count` flows and runs their transfers; returns when all have finished (bytes mode)
 /// or never (unbounded: the caller stops it with a timeout). `flows` is filled in as flows
 /// connect, so the caller can read connections and counters after a timeout.
-pub async fn run_flows<H: Host>(
-    pair: &H::Pair,
+pub async fn run_flows<P: Pairing>(
+    pair: &P::Pair,
     run_seed: u64,
     first: u32,
     count: u32,
     stagger: Duration,
     amount: Amount,
-    flows: &tokio::sync::Mutex<Vec<Flow<H>>>,
+    flows: &tokio::sync::Mutex<Vec<Flow<P::Client>>>,
 ) -> Result<(), String> {
     let mut tasks = JoinSet::new();
-    let link = H::link(pair).clone();
+    let link = P::link(pair).clone();
     for index in first..first + count {
         let start = stagger.saturating_mul(index);
         let now = link.now();
         if start > now {
             tokio::time::sleep(start - now).await;
         }
-        let (client, server) = H::connect(pair)
+        let (client, server) = P::connect(pair)
             .await
             .map_err(|e| format!("flow {index}: {e}"))?;
         let counters = Arc::new(FlowCounters::default());
@@ -99,9 +99,9 @@ pub async fn run_flows<H: Host>(
             counters: counters.clone(),
         });
         let sender_counters = counters.clone();
-        tasks.spawn(async move { send::<H>(client, seed, amount, sender_counters).await });
+        tasks.spawn(async move { send::<P::Client>(client, seed, amount, sender_counters).await });
         let link = link.clone();
-        tasks.spawn(async move { receive::<H>(server, seed, counters, link).await });
+        tasks.spawn(async move { receive::<P::Server>(server, seed, counters, link).await });
     }
     while let Some(done) = tasks.join_next().await {
         match done {
@@ -115,20 +115,20 @@ pub async fn run_flows<H: Host>(
 
 /// [`run_flows`] on every pair at once, `count` flows each: pair `p`'s flows are numbered
 /// `p x count ..`. One pair is exactly [`run_flows`].
-pub async fn run_pairs<H: Host>(
-    pairs: &[H::Pair],
+pub async fn run_pairs<P: Pairing>(
+    pairs: &[P::Pair],
     run_seed: u64,
     count: u32,
     stagger: Duration,
     amount: Amount,
-    flows: &tokio::sync::Mutex<Vec<Flow<H>>>,
+    flows: &tokio::sync::Mutex<Vec<Flow<P::Client>>>,
 ) -> Result<(), String> {
     if let [pair] = pairs {
-        return run_flows::<H>(pair, run_seed, 0, count, stagger, amount, flows).await;
+        return run_flows::<P>(pair, run_seed, 0, count, stagger, amount, flows).await;
     }
     let runs = pairs.iter().enumerate().map(|(p, pair)| {
         let first = u32::try_from(p).unwrap_or(u32::MAX).saturating_mul(count);
-        run_flows::<H>(pair, run_seed, first, count, stagger, amount, flows)
+        run_flows::<P>(pair, run_seed, first, count, stagger, amount, flows)
     });
     futures_util::future::try_join_all(runs).await.map(|_| ())
 }

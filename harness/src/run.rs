@@ -11,7 +11,7 @@ use std::time::Duration;
 use crate::controllers::{self, BuildOn};
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, run_pairs};
-use crate::host::{self, Host};
+use crate::host::{self, Host, Pairing};
 use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
 use crate::scenario::{Scenario, Transfer};
 pub use crate::spec::{RunOptions, RunSpec};
@@ -48,11 +48,14 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
             return crate::quiche_run::run(spec, options, sender, receiver).await;
         }
         match (sender, receiver) {
-            (Stack::Quinn, Stack::Quinn) => run_async::<host::Quinn>(spec, options).await,
-            (Stack::Noq, Stack::Noq) => run_async::<host::Noq>(spec, options).await,
+            (Stack::Quinn, Stack::Quinn) => {
+                run_async::<host::Same<host::Quinn>>(spec, options).await
+            }
+            (Stack::Noq, Stack::Noq) => run_async::<host::Same<host::Noq>>(spec, options).await,
+            (Stack::Quinn, Stack::Noq) => run_async::<host::QuinnToNoq>(spec, options).await,
+            (Stack::Noq, Stack::Quinn) => run_async::<host::NoqToQuinn>(spec, options).await,
             _ => Err(format!(
-                "a {sender} sender with a {receiver} receiver is not a harness run; \
-                 mixed quinn/noq pairs are tested in netsim (tests/interop.rs)"
+                "no pairing of a {sender} sender with a {receiver} receiver"
             )),
         }
     });
@@ -60,28 +63,32 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     result.map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))
 }
 
-/// A run whose both ends are the host stack `H` (quinn or noq).
-async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String> {
+/// A run with a `P::Client` sender (which runs the controller) and a `P::Server` receiver:
+/// quinn or noq at either end.
+async fn run_async<P: Pairing>(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String>
+where
+    P::Client: BuildOn,
+{
     let scenario = &spec.scenario;
     let info = controllers::lookup(&spec.controller.name)?;
     let signal = scenario.transport.signal()?;
-    let built = controllers::build::<H>(&spec.controller, &signal)?;
+    let built = controllers::build::<P::Client>(&spec.controller, &signal)?;
     let epoch = tokio::time::Instant::now().into_std();
-    let probe = H::recording_factory(built.factory.clone(), epoch, options.trace);
+    let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
     let idle = scenario.transport.idle_timeout;
-    let client = H::client_transport(
+    let client = P::Client::client_transport(
         probe,
         idle,
         scenario.transport.packet_threshold,
         scenario.transport.time_threshold,
     )?;
-    let client = H::with_qlog(client, options, spec, epoch)?;
-    let server = H::server_transport(idle)?;
+    let client = P::Client::with_qlog(client, options, spec, epoch)?;
+    let server = P::Server::server_transport(idle)?;
     // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
     let (client, server) = (Arc::new(client), Arc::new(server));
     let pairs = match scenario.backend.ns3() {
-        None => vec![H::netsim_pair(
+        None => vec![P::netsim_pair(
             scenario.link.clone(),
             spec.seed,
             client,
@@ -90,16 +97,16 @@ async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<R
         Some(config) => netsim_ns3::Ns3Medium::network(config, spec.seed)
             .map_err(|e| e.to_string())?
             .into_iter()
-            .map(|medium| H::medium_pair(Box::new(medium), client.clone(), server.clone()))
+            .map(|medium| P::medium_pair(Box::new(medium), client.clone(), server.clone()))
             .collect::<std::result::Result<Vec<_>, _>>()?,
     };
     let total_flows = scenario.flows * pairs.len() as u32;
 
-    let flows = tokio::sync::Mutex::new(Vec::<Flow<H>>::new());
+    let flows = tokio::sync::Mutex::new(Vec::<Flow<P::Client>>::new());
     let stagger = scenario.flow_stagger;
     match scenario.transfer {
         Transfer::Duration(d) => {
-            let work = run_pairs::<H>(
+            let work = run_pairs::<P>(
                 &pairs,
                 spec.seed,
                 scenario.flows,
@@ -112,7 +119,7 @@ async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<R
             }
         }
         Transfer::Bytes { bytes, timeout } => {
-            let work = run_pairs::<H>(
+            let work = run_pairs::<P>(
                 &pairs,
                 spec.seed,
                 scenario.flows,
@@ -133,7 +140,7 @@ async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<R
         }
     }
     // On ns-3 every pair's link reports the whole network (see netsim_ns3::Ns3Medium).
-    let link = H::link(
+    let link = P::link(
         pairs
             .first()
             .ok_or("the ns-3 network has no source/sink pair")?,
@@ -180,7 +187,7 @@ async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<R
     }
     for flow in &flows {
         if let Some(client) = &flow.client {
-            H::close(client);
+            P::Client::close(client);
         }
     }
     for index in 0..total_flows {
@@ -220,8 +227,8 @@ async fn run_async<H: BuildOn>(spec: &RunSpec, options: &RunOptions) -> Result<R
         seed: spec.seed,
         reproducible: info.reproducible,
         clock: scenario.clock,
-        sender: H::STACK,
-        receiver: H::STACK,
+        sender: P::Client::STACK,
+        receiver: P::Server::STACK,
         window_s,
         bytes_delivered,
         goodput_bps: per_second(bytes_delivered),

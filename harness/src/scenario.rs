@@ -14,8 +14,8 @@
 //! flow_stagger = "0s"             # flow i starts i x flow_stagger after flow 0
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
 //! stack = "quinn"                 # the host stack of the ports and baselines: "quinn" or "noq"
-//! receiver = "quiche"             # the receiver's stack, "quinn" or "quiche" (`quiche` feature);
-//!                                 # default: the sender's (quiche-* send from quiche)
+//! receiver = "noq"                # the receiver's stack: "quinn", "noq" or "quiche" (`quiche`
+//!                                 # feature); default: the sender's (quiche-* send from quiche)
 //! backend = "netsim"              # or "ns3": ns-3's 802.11 ad hoc MANET (`ns3` feature)
 //!
 //! [transfer]                      # either duration (default 60 s) or bytes
@@ -918,17 +918,6 @@ impl Context<'_> {
                     .sender(point.stack.unwrap_or_default())
                     .map_err(|e| self.field_error("stack", e))?;
                 let (sender, receiver) = stack::ends(sender, point.receiver);
-                if !stack::involves_quiche(sender, receiver) && sender != receiver {
-                    return Err(self.field_error(
-                        "receiver",
-                        format!(
-                            "controller `{}`: a {sender} sender with a {receiver} receiver is not \
-                             a harness run (quinn and noq interoperate: netsim's tests/interop.rs \
-                             checks both directions); leave receiver unset for {sender}",
-                            spec.label()
-                        ),
-                    ));
-                }
                 if !point.backend.is_netsim() && stack::involves_quiche(sender, receiver) {
                     return Err(self.field_error(
                         "backend",

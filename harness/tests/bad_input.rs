@@ -348,20 +348,6 @@ const CASES: &[Case] = &[
         expect: &["stack", "\"quinn\" or \"noq\""],
     },
     Case {
-        name: "a quinn receiver behind a noq sender",
-        files: &[],
-        args: &[
-            "run",
-            "--stack",
-            "noq",
-            "--receiver",
-            "quinn",
-            "--controllers",
-            "karak",
-        ],
-        expect: &["receiver", "a noq sender with a quinn receiver"],
-    },
-    Case {
         name: "quinn's qlog on noq",
         files: &[],
         args: &["run", "--stack", "noq", "--qlog", "q"],

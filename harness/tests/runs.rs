@@ -387,3 +387,39 @@ fn every_controller_runs_on_noq_reproducibly_with_exact_loss_signals() {
     assert_ne!(quinn["runs"][0]["run_id"], noq_karak["run_id"]);
     assert_eq!(quinn["runs"][0]["sender"], "quinn");
 }
+
+#[test]
+fn quinn_and_noq_face_each_other_in_both_directions() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases = [
+        (vec!["--receiver", "noq"], "quinn", "noq"),
+        (
+            vec!["--stack", "noq", "--receiver", "quinn"],
+            "noq",
+            "quinn",
+        ),
+    ];
+    for (i, (extra, sender, receiver)) in cases.into_iter().enumerate() {
+        let out = format!("mixed{i}.json");
+        let mut args = vec!["run", "--controllers", "karak,newreno", "--json", &out];
+        args.extend(extra);
+        args.extend_from_slice(FAST);
+        let output = run_in(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+        assert!(
+            stdout(&output).contains(&format!("karak ({sender}->{receiver})")),
+            "{}",
+            stdout(&output)
+        );
+        let report = json(&dir.path().join(&out));
+        for run in report["runs"].as_array().unwrap() {
+            assert_eq!(run["sender"], sender);
+            assert_eq!(run["receiver"], receiver);
+            assert!(run["goodput_bps"].as_f64().unwrap() > 100_000.0, "{run}");
+            if run["controller"] == "karak" {
+                // The sender's stack classifies: exact on noq, inferred on quinn.
+                assert!(run["signals"]["fast_retransmit"].as_u64().unwrap() > 0);
+            }
+        }
+    }
+}

@@ -14,7 +14,8 @@
 //!   ([`virtual_runtime`]) or real time ([`real_runtime`]).
 //! - [`quinn_pair`]: a quinn client/server pair over a [`SimLink`], with transfer helpers, for
 //!   tests and experiments that run quinn over the emulated path; `noq_pair` (feature `noq`):
-//!   the same for noq, iroh's QUIC. Both are declared once, in [`pair`].
+//!   the same for noq, iroh's QUIC. Both are declared once, in [`pair`]; `interop` (feature
+//!   `noq`): quinn client with noq server and the reverse.
 //! - [`relay`]: a real-time UDP relay between loopback addresses through the emulated path, so
 //!   any QUIC program can be run over it (also the `netsim-relay` binary).
 //!
@@ -43,6 +44,8 @@
 #![forbid(unsafe_code)]
 
 mod config_error;
+#[cfg(feature = "noq")]
+pub mod interop;
 pub mod link;
 pub mod loss;
 #[cfg(feature = "noq")]

@@ -111,6 +111,8 @@ pub enum StackArg {
 pub enum ReceiverArg {
     /// quinn 0.11.
     Quinn,
+    /// noq 1.x (a quinn sender to a noq receiver, or noq to noq).
+    Noq,
     /// cloudflare's quiche 0.30 (needs the `quiche` feature and --clock real).
     Quiche,
 }
@@ -180,7 +182,8 @@ pub struct ScenarioArgs {
     #[arg(long, value_enum)]
     pub(super) stack: Option<StackArg>,
     /// The receiver's QUIC stack (default: the sender's: the host stack for its controllers and
-    /// the ports, quiche for quiche-*). quiche needs the `quiche` feature, --clock real and one flow.
+    /// the ports, quiche for quiche-*). quinn and noq pair either way (`--stack noq --receiver
+    /// quinn`); quiche needs the `quiche` feature, --clock real and one flow.
     #[arg(long, value_enum)]
     pub(super) receiver: Option<ReceiverArg>,
     /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).

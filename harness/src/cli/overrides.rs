@@ -184,6 +184,7 @@ impl ScenarioArgs {
         if let Some(receiver) = self.receiver {
             let name = match receiver {
                 ReceiverArg::Quinn => "quinn",
+                ReceiverArg::Noq => "noq",
                 ReceiverArg::Quiche => "quiche",
             };
             set(&mut o, "receiver", Value::String(name.into()), "--receiver");

@@ -7,9 +7,11 @@
 //! multipath `PathId`).
 
 mod noq;
+mod pairing;
 mod quinn;
 
 pub use self::noq::Noq;
+pub use self::pairing::{NoqToQuinn, Pairing, QuinnToNoq, Same};
 pub use self::quinn::Quinn;
 #[cfg(feature = "quiche")]
 pub(crate) use self::quinn::idle_timeout as quinn_idle_timeout;

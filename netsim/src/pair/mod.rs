@@ -104,41 +104,8 @@ macro_rules! quic_pair {
             pub fn build(self) -> Result<$Pair, $Error> {
                 let link = self.link.record_timeline(self.record_timeline).build()?;
                 let identity = tls::identity(self.seed).map_err($Error::Tls)?;
-                let server_tls = tls::server_crypto(&identity).map_err($Error::Tls)?;
-                let client_tls = tls::client_crypto(&identity).map_err($Error::Tls)?;
-                let server_crypto = $q::crypto::rustls::QuicServerConfig::try_from(server_tls)
-                    .map_err(|e| $Error::Tls(e.to_string()))?;
-                let client_crypto = $q::crypto::rustls::QuicClientConfig::try_from(client_tls)
-                    .map_err(|e| $Error::Tls(e.to_string()))?;
-
-                let mut server_config = ServerConfig::with_crypto(Arc::new(server_crypto));
-                server_config.transport_config(self.server_transport);
-                let mut client_config = ClientConfig::new(Arc::new(client_crypto));
-                client_config.transport_config(self.client_transport);
-
-                let endpoint_config = |side: &str| {
-                    let mut config = EndpointConfig::default();
-                    config.rng_seed(Some(tls::seed_bytes(
-                        self.seed,
-                        &format!("{}/{side}", $label),
-                    )));
-                    config
-                };
-                let runtime = Arc::new(TokioRuntime);
-                let server = Endpoint::new_with_abstract_socket(
-                    endpoint_config("server"),
-                    Some(server_config),
-                    link.$socket(Side::B),
-                    runtime.clone(),
-                )?;
-                #[allow(unused_mut)] // quinn's setter takes `&mut self`, noq's `&self`.
-                let mut client = Endpoint::new_with_abstract_socket(
-                    endpoint_config("client"),
-                    None,
-                    link.$socket(Side::A),
-                    runtime,
-                )?;
-                client.set_default_client_config(client_config);
+                let server = server_endpoint(&link, &identity, self.seed, self.server_transport)?;
+                let client = client_endpoint(&link, &identity, self.seed, self.client_transport)?;
                 Ok($Pair {
                     link,
                     client,
@@ -146,6 +113,57 @@ macro_rules! quic_pair {
                     seed: self.seed,
                 })
             }
+        }
+
+        /// This stack's `EndpointConfig` for `side` (`client` or `server`), its RNG seeded from
+        /// the run seed.
+        fn endpoint_config(seed: u64, side: &str) -> EndpointConfig {
+            let mut config = EndpointConfig::default();
+            config.rng_seed(Some(tls::seed_bytes(seed, &format!("{}/{side}", $label))));
+            config
+        }
+
+        /// This stack's server endpoint on `link`'s side B, presenting `identity`.
+        pub(crate) fn server_endpoint(
+            link: &SimLink,
+            identity: &tls::Identity,
+            seed: u64,
+            transport: Arc<TransportConfig>,
+        ) -> Result<Endpoint, $Error> {
+            let server_tls = tls::server_crypto(identity).map_err($Error::Tls)?;
+            let server_crypto = $q::crypto::rustls::QuicServerConfig::try_from(server_tls)
+                .map_err(|e| $Error::Tls(e.to_string()))?;
+            let mut server_config = ServerConfig::with_crypto(Arc::new(server_crypto));
+            server_config.transport_config(transport);
+            Ok(Endpoint::new_with_abstract_socket(
+                endpoint_config(seed, "server"),
+                Some(server_config),
+                link.$socket(Side::B),
+                Arc::new(TokioRuntime),
+            )?)
+        }
+
+        /// This stack's client endpoint on `link`'s side A, trusting `identity`.
+        pub(crate) fn client_endpoint(
+            link: &SimLink,
+            identity: &tls::Identity,
+            seed: u64,
+            transport: Arc<TransportConfig>,
+        ) -> Result<Endpoint, $Error> {
+            let client_tls = tls::client_crypto(identity).map_err($Error::Tls)?;
+            let client_crypto = $q::crypto::rustls::QuicClientConfig::try_from(client_tls)
+                .map_err(|e| $Error::Tls(e.to_string()))?;
+            let mut client_config = ClientConfig::new(Arc::new(client_crypto));
+            client_config.transport_config(transport);
+            #[allow(unused_mut)] // quinn's setter takes `&mut self`, noq's `&self`.
+            let mut client = Endpoint::new_with_abstract_socket(
+                endpoint_config(seed, "client"),
+                None,
+                link.$socket(Side::A),
+                Arc::new(TokioRuntime),
+            )?;
+            client.set_default_client_config(client_config);
+            Ok(client)
         }
 
         #[doc = concat!("A ", $label, " client (endpoint A) and server (endpoint B) joined by a [`SimLink`].")]
