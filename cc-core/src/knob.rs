@@ -155,6 +155,14 @@ impl Range {
     /// An initial window in datagrams: 2 (RFC 9002's minimum window) to 1000.
     pub const INITIAL_WINDOW_PACKETS: Self = Self::Integer { min: 2, max: 1000 };
 
+    /// A pacing gain over a bandwidth estimate: 0 (off) to 4
+    /// ([`crate::WestwoodEstimator::pacing_rate`]).
+    pub const PACING_GAIN: Self = Self::Real {
+        min: 0.0,
+        max: 4.0,
+        unit: "",
+    };
+
     /// The allowed range in words, as errors and help screens print it.
     pub fn describe(&self) -> String {
         match self {

@@ -125,6 +125,20 @@ impl WestwoodEstimator {
         self.gain
     }
 
+    /// A pacing rate of `gain` times the estimate, bits per second, outside slow start; `None`
+    /// when `gain` is 0 (pacing left to the stack), in slow start (a rate from the estimate
+    /// would hold the window's growth back to the rate already delivered), or before the first
+    /// sample. Not in the papers: a knob of the ports that have the estimate, for a stack whose
+    /// pacer reads the controller's rate (noq; quinn 0.11 paces from the window and ignores it).
+    pub fn pacing_rate(&self, gain: f64, in_slow_start: bool) -> Option<u64> {
+        if gain <= 0.0 || in_slow_start {
+            return None;
+        }
+        let bits = self.estimate?.bits_per_second() as f64 * gain;
+        // At least one 1200-byte datagram per second: a zero rate stalls a pacer.
+        Some((bits as u64).max(9_600))
+    }
+
     /// Estimated bandwidth-delay product over `rtt`, bytes (eq. 4.5, section 4.1.1 (PETRA):
     /// `ssthresh = SEBW x MinRTT`; Westwood's `BWE x RTTmin`).
     pub fn bdp(&self, rtt: Duration) -> Option<u64> {
@@ -150,6 +164,20 @@ mod tests {
 
     fn ms(n: u64) -> Duration {
         Duration::from_millis(n)
+    }
+
+    #[test]
+    fn pacing_rate_is_the_gain_times_the_estimate_outside_slow_start_only() {
+        let mut e = WestwoodEstimator::default();
+        assert_eq!(e.pacing_rate(1.25, false), None, "no sample yet");
+        let t0 = Instant::now();
+        e.on_ack(t0, 2 * MTU);
+        e.on_ack(t0 + ms(20), 2 * MTU); // 0.96 Mb/s
+        assert_eq!(e.pacing_rate(1.25, false), Some(1_200_000));
+        assert_eq!(e.pacing_rate(0.0, false), None, "gain 0 is off");
+        assert_eq!(e.pacing_rate(1.25, true), None, "not in slow start");
+        // Never a rate that stalls a pacer.
+        assert_eq!(e.pacing_rate(1e-9, false), Some(9_600));
     }
 
     #[test]

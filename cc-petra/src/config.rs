@@ -30,6 +30,11 @@ cc_core::port_config! {
             /// 4.1.1, eq. 4.5); with false it stays unbounded until the first loss, as in
             /// NewReno.
             estimate_initial_ssthresh: bool = true, Range::Any;
+            /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
+            /// outside slow start (0: none, the stack paces from the window). Not in the paper;
+            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). README, "The
+            /// same on noq", measures 1.25.
+            pacing_gain: f64 = 0.0, Range::PACING_GAIN;
         }
     }
 }

@@ -368,6 +368,11 @@ impl CongestionAlgorithm for Petra {
         &self.window
     }
 
+    fn pacing_rate(&self) -> Option<u64> {
+        self.ebw
+            .pacing_rate(self.config.pacing_gain(), self.window.in_slow_start())
+    }
+
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
     }

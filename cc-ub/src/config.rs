@@ -52,6 +52,11 @@ cc_core::port_config! {
             /// Weight of the previous estimate in the bandwidth filter
             /// (`BWE = (1 - a) sample + a BWE_prev`).
             bwe_gain: f64 = WestwoodEstimator::DEFAULT_GAIN, Range::FilterGain;
+            /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
+            /// outside slow start (0: none, the stack paces from the window). Not in the paper;
+            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). README, "The
+            /// same on noq", measures 1.25.
+            pacing_gain: f64 = 0.0, Range::PACING_GAIN;
         }
     }
 }

@@ -352,6 +352,11 @@ impl CongestionAlgorithm for Ub {
         &self.window
     }
 
+    fn pacing_rate(&self) -> Option<u64> {
+        self.bwe
+            .pacing_rate(self.config.pacing_gain(), self.window.in_slow_start())
+    }
+
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
     }
