@@ -27,6 +27,8 @@
 //! idle_timeout = "off"            # quinn's max_idle_timeout ("off" or a duration)
 //! packet_threshold = 3            # quinn's and the ports' loss thresholds (kept equal)
 //! time_threshold = 1.125
+//! # timeout_reading = "probe_timeout"  # the ports' TCP timeout on QUIC (default: each port's)
+//! # quinn_full_window = true      # ports on quinn: a window of N datagrams carries N, not N-1
 //!
 //! [link]                          # netsim's LinkConfig
 //! path = { model = "mobility", min_speed = 20.0, max_speed = 20.0 }
@@ -151,6 +153,7 @@ struct TransportSection {
     packet_threshold: Option<u32>,
     time_threshold: Option<f32>,
     timeout_reading: Option<cc_core::TimeoutReading>,
+    quinn_full_window: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -216,6 +219,10 @@ pub struct TransportSettings {
     /// port's own choice; cc_core::TimeoutReading).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_reading: Option<cc_core::TimeoutReading>,
+    /// Ports on quinn show it a window one byte larger, so that a window of N datagrams carries
+    /// N (cc_core::SignalConfig::quinn_full_window; default false).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub quinn_full_window: bool,
 }
 
 impl TransportSettings {
@@ -227,6 +234,7 @@ impl TransportSettings {
             .and_then(|s| s.set_time_threshold(self.time_threshold))
             .map_err(|e| e.to_string())?;
         signal.set_timeout_reading(self.timeout_reading);
+        signal.set_quinn_full_window(self.quinn_full_window);
         Ok(signal)
     }
 }
@@ -891,6 +899,7 @@ impl Context<'_> {
                 packet_threshold,
                 time_threshold,
                 timeout_reading: file.transport.timeout_reading,
+                quinn_full_window: file.transport.quinn_full_window.unwrap_or(false),
             },
             clock: file.clock.unwrap_or_default(),
             stack: file.stack,

@@ -88,7 +88,10 @@ impl<A: CongestionAlgorithm> Controller for PortController<A> {
     }
 
     fn window(&self) -> u64 {
-        self.algorithm.window()
+        // quinn stops sending at `in_flight + datagram >= window`; one byte more lets a window
+        // of N datagrams carry N (SignalConfig::quinn_full_window).
+        let full = u64::from(self.classifier.config().quinn_full_window());
+        self.algorithm.window().saturating_add(full)
     }
 
     fn metrics(&self) -> ControllerMetrics {

@@ -284,6 +284,10 @@ pub struct ScenarioArgs {
     /// signals").
     #[arg(long, value_name = "READING")]
     pub(super) timeout_reading: Option<cc_core::TimeoutReading>,
+    /// Ports on quinn: show quinn a window one byte larger, so that a window of N datagrams
+    /// carries N (quinn's send check carries N-1; noq's carries N). Default off.
+    #[arg(long)]
+    pub(super) quinn_full_window: bool,
 }
 
 /// Where results go.

@@ -223,6 +223,14 @@ impl ScenarioArgs {
                 "--packet-threshold",
             );
         }
+        if self.quinn_full_window {
+            set(
+                &mut o,
+                "transport.quinn_full_window",
+                Value::Boolean(true),
+                "--quinn-full-window",
+            );
+        }
         if let Some(r) = self.timeout_reading {
             set(
                 &mut o,
