@@ -495,7 +495,16 @@ fn help_explains_units_and_defaults() {
         "m/s",
         "default: all",
         "Virtual (default)",
+        // The demo, not the scenario-file defaults, is the base without --scenario/--preset.
+        "or, with neither, the demo",
+        "noq",
     ] {
         assert!(help.contains(needle), "`{needle}` missing from run --help");
     }
+    // The top-level help says where every option is, as harness/README.md promises.
+    let output = common::harness().arg("--help").output().unwrap();
+    let help = common::stdout(&output);
+    assert!(help.contains("Every option, with its unit, range and default: `harness run --help`"));
+    let readme = include_str!("../README.md");
+    assert!(readme.contains("-- run --help     # every option, with units and defaults"));
 }

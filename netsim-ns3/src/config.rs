@@ -539,8 +539,14 @@ impl Ns3Config {
                     "a background flow needs two different nodes",
                 ));
             }
-            if flow.rate.bps() == 0 {
-                return Err(ConfigError::out_of_range(field("rate"), flow.rate, "> 0"));
+            // Above any 802.11 rate ns-3 models, a background source only floods the event
+            // queue: ns-3 would schedule a packet every nanosecond.
+            if flow.rate.bps() == 0 || flow.rate.bps() > 1_000_000_000 {
+                return Err(ConfigError::out_of_range(
+                    field("rate"),
+                    flow.rate,
+                    "> 0 and at most 1Gbps",
+                ));
             }
             check_range(&field("packet_bytes"), flow.packet_bytes, 1, 2000)?;
             if let Some(stop) = flow.stop

@@ -97,6 +97,10 @@ fn errors_name_the_field_and_the_allowed_range() {
             "one of 6, 9, 12, 18, 24, 36, 48, 54 (Mb/s)",
         ),
         (
+            "[[background]]\nfrom = 1\nto = 2\nrate = \"2000Gbps\"",
+            "background[0].rate = 2000Gbps is out of range: it must be > 0 and at most 1Gbps",
+        ),
+        (
             "[wifi]\nshort_retry_limit = 0",
             "wifi.short_retry_limit = 0 is out of range: it must be in [1, 255]",
         ),

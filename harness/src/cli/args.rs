@@ -145,8 +145,9 @@ pub struct ScenarioArgs {
     /// Built-in preset (see `harness presets`).
     #[arg(long, value_name = "NAME")]
     pub(super) preset: Option<String>,
-    /// Controllers to run, comma-separated (default: all of quinn's and the ports; see
-    /// `harness controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature).
+    /// Controllers to run, comma-separated (default: all of the host stack's own and the ports:
+    /// newreno, cubic, bbr (bbr3 on noq), karak, petra, ub, sackfew, abra; see `harness
+    /// controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(super) controllers: Option<Vec<String>>,
     /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).

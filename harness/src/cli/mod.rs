@@ -20,14 +20,15 @@ use commands::{
     calibrate_command, controllers_command, merge_command, presets_command, run, sweep_command,
 };
 
-const ABOUT: &str =
-    "Emulation harness for MANET-aware QUIC congestion controllers (quinn 0.11 over netsim).";
+const ABOUT: &str = "Emulation harness for MANET-aware QUIC congestion controllers (quinn 0.11 and noq 1.x over netsim or ns-3).";
 
-const LONG_ABOUT: &str = "Emulation harness for MANET-aware QUIC congestion controllers (quinn 0.11 over netsim).
+const LONG_ABOUT: &str = "Emulation harness for MANET-aware QUIC congestion controllers (quinn 0.11 and noq 1.x over netsim or ns-3).
 
-Runs bulk transfers over an emulated lossy / MANET path for the workspace's ports (karak, petra, ub, sackfew, abra) and quinn's NewReno, Cubic and BBR, seeded and in virtual time (faster than real time, reproducible), and reports goodput, throughput, losses, loss-signal classes, RTT, time in slow start, fairness and utilization (goodput over netsim's physical limit).
+Runs bulk transfers over an emulated lossy / MANET path for the workspace's ports (karak, petra, ub, sackfew, abra) and the host stack's own NewReno, Cubic and BBR (quinn's by default; `--stack noq` for noq's, with BBRv3), seeded and in virtual time (faster than real time, reproducible), and reports goodput, throughput, losses, loss-signal classes, RTT, time in slow start, fairness and utilization (goodput over netsim's physical limit).
 
 `harness run` with no arguments runs the demo: a MANET path (random waypoint at 20 m/s, BER 1e-6 per hop) for every controller, 5 seeds, 120 s of virtual time each.
+
+Every option, with its unit, range and default: `harness run --help` (`sweep` takes the same scenario options, plus --out and --shard). Presets: `harness presets`; controllers and their knobs: `harness controllers`.
 
 Exit codes: 0 ok; 2 bad input (unknown controller or preset, value out of range, unreadable or malformed scenario file, output path that cannot be written); 1 a run failed (including any integrity failure) or a merge found missing or duplicated runs.
 
@@ -51,8 +52,15 @@ pub struct Cli {
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run a scenario (or a preset's grid) for several controllers and seeds, print the table.
+    ///
+    /// The base is the scenario file (--scenario) or preset (--preset), or, with neither, the
+    /// demo (`harness presets --show demo`: 5 seeds, 120 s per flow, a 2 Mb/s MANET path).
+    /// The defaults named below are what a scenario file takes for a key it leaves out; a flag
+    /// overrides the base's value, whatever it is.
     Run(RunArgs),
     /// Run a grid resumably: results are appended per run to DIR/shard-<i>-of-<N>.jsonl.
+    ///
+    /// The base and the defaults are `run`'s: the scenario file or preset, or the demo.
     Sweep(SweepArgs),
     /// Merge shard result files (any order) into one report.
     Merge(MergeArgs),
