@@ -63,6 +63,9 @@ const KEYS: &[(&str, &str, &str)] = &[
     ("", "controllers", "[\"newreno\", \"karak\"]"),
     ("", "clock", "\"virtual\""),
     ("", "receiver", "\"quinn\""),
+    ("", "receiver", "\"noq\""),
+    ("", "stack", "\"noq\""),
+    ("", "stack", "\"quiche\""),
     ("", "backend", "\"netsim\""),
     ("", "colour", "\"blue\""),
     ("transfer", "duration", "\"10s\""),
@@ -90,6 +93,8 @@ const KEYS: &[(&str, &str, &str)] = &[
     ("transport", "packet_threshold", "3"),
     ("transport", "time_threshold", "1.125"),
     ("transport", "timeout_reading", "\"probe_timeout\""),
+    ("transport", "quinn_full_window", "true"),
+    ("transport", "quinn_full_window", "3"),
     ("transport", "window", "1"),
     ("ns3", "nodes", "20"),
     ("ns3", "sources", "1"),
@@ -227,7 +232,8 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("--flows", &["2", "0", "9999999"]),
     ("--flow-stagger", &["1s", "abc"]),
     ("--clock", &["virtual", "real", "wall"]),
-    ("--receiver", &["quinn", "quiche", "other"]),
+    ("--receiver", &["quinn", "noq", "quiche", "other"]),
+    ("--stack", &["quinn", "noq", "quiche"]),
     ("--rate", &["2Mbps", "-2Mbps", "0", "fast"]),
     ("--delay", &["20ms", "45", "-1ms"]),
     ("--jitter", &["5ms", "1e9s"]),
@@ -266,6 +272,7 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("--packet-threshold", &["3", "0", "5000"]),
     ("--time-threshold", &["1.125", "0.5", "nan"]),
     ("--timeout-reading", &["probe_timeout", "rto"]),
+    ("--quinn-full-window", &[]),
 ];
 
 #[test]
@@ -282,7 +289,10 @@ fn generated_command_lines_build_or_are_refused_by_name() {
                 }
                 seen.push(flag);
                 args.push(flag.to_owned());
-                args.push(values[v % values.len()].to_owned());
+                // A switch has no value.
+                if !values.is_empty() {
+                    args.push(values[v % values.len()].to_owned());
+                }
             }
             (seen, harness::cli::run_grid(&args))
         },
