@@ -23,7 +23,7 @@
 //!   [`PortConfig`]; [`PortFactory`], the one controller factory for every port and stack; and
 //!   [`install`], which sets a port and the loss thresholds it reads on a stack's
 //!   `TransportConfig` ([`Transport`]).
-//! - [`Observed`] (quinn): wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
+//! - [`Observed`] (quinn; `NoqObserved` for noq): wraps any quinn controller (ours or quinn's own) so an [`Observer`] sees
 //!   every callback, for recording and measurement without changing decisions.
 //! - The [`trace`] vocabulary, and (feature `testing`) a scenario driver and a property-test
 //!   harness generic over any controller.
@@ -41,6 +41,8 @@ mod knob;
 pub mod ledger;
 #[cfg(feature = "quinn")]
 mod observe;
+#[cfg(feature = "noq")]
+mod observe_noq;
 mod port;
 mod recovery;
 mod rtt_rounds;
@@ -62,6 +64,8 @@ pub use controller::PortController;
 pub use knob::{Knob, KnobKind, KnobType, KnobValue, Range};
 #[cfg(feature = "quinn")]
 pub use observe::{Observed, Observer};
+#[cfg(feature = "noq")]
+pub use observe_noq::{NoqObserved, NoqObserver};
 pub use port::{PortConfig, PortFactory, Transport, install};
 pub use recovery::RecoveryEpoch;
 pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};

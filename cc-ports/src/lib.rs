@@ -44,6 +44,20 @@ pub fn visit_ports(visitor: &mut impl PortVisitor) {
     visitor.visit::<cc_abra::AbraConfig>();
 }
 
+/// A stack's controller config at its defaults, with `initial_window` bytes set through `set`
+/// when given (the stacks' configs share that setter's shape).
+#[cfg(any(feature = "quinn", feature = "noq"))]
+fn with_initial_window<C: Default>(
+    initial_window: Option<u64>,
+    set: fn(&mut C, u64) -> &mut C,
+) -> C {
+    let mut config = C::default();
+    if let Some(window) = initial_window {
+        set(&mut config, window);
+    }
+    config
+}
+
 /// The ports' names, in [`visit_ports`]' order.
 pub fn port_names() -> Vec<&'static str> {
     struct Names(Vec<&'static str>);

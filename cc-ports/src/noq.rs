@@ -73,27 +73,18 @@ impl NoqBaseline {
     /// Its factory at noq's defaults, or with `initial_window` bytes.
     pub fn factory(self, initial_window: Option<u64>) -> DynFactory {
         match self {
-            Self::NewReno => {
-                let mut c = NewRenoConfig::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
-            Self::Cubic => {
-                let mut c = CubicConfig::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
-            Self::Bbr3 => {
-                let mut c = Bbr3Config::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
+            Self::NewReno => Arc::new(crate::with_initial_window(
+                initial_window,
+                NewRenoConfig::initial_window,
+            )),
+            Self::Cubic => Arc::new(crate::with_initial_window(
+                initial_window,
+                CubicConfig::initial_window,
+            )),
+            Self::Bbr3 => Arc::new(crate::with_initial_window(
+                initial_window,
+                Bbr3Config::initial_window,
+            )),
         }
     }
 

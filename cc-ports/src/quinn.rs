@@ -65,27 +65,18 @@ impl QuinnBaseline {
     /// Its factory at quinn's defaults, or with `initial_window` bytes.
     pub fn factory(self, initial_window: Option<u64>) -> DynFactory {
         match self {
-            Self::NewReno => {
-                let mut c = NewRenoConfig::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
-            Self::Cubic => {
-                let mut c = CubicConfig::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
-            Self::Bbr => {
-                let mut c = BbrConfig::default();
-                if let Some(w) = initial_window {
-                    c.initial_window(w);
-                }
-                Arc::new(c)
-            }
+            Self::NewReno => Arc::new(crate::with_initial_window(
+                initial_window,
+                NewRenoConfig::initial_window,
+            )),
+            Self::Cubic => Arc::new(crate::with_initial_window(
+                initial_window,
+                CubicConfig::initial_window,
+            )),
+            Self::Bbr => Arc::new(crate::with_initial_window(
+                initial_window,
+                BbrConfig::initial_window,
+            )),
         }
     }
 

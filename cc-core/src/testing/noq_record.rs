@@ -7,11 +7,10 @@
 //! forward every call unchanged, so the ground truth is what noq said, recorded outside the
 //! classifier.
 
-use noq_proto::RttEstimator;
-use noq_proto::congestion::{Controller, ControllerFactory, ControllerMetrics};
-use std::any::Any;
+use crate::{NoqObserved, NoqObserver};
+use noq_proto::congestion::{Controller, ControllerFactory};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 use super::NOQ_RECORD_TARGET as TARGET;
 
@@ -35,116 +34,31 @@ impl NoqLossRecord {
 
 impl ControllerFactory for NoqLossRecord {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        Box::new(Recorded {
-            inner: Arc::clone(&self.inner).build(now, current_mtu),
-        })
+        let inner = Arc::clone(&self.inner).build(now, current_mtu);
+        Box::new(NoqObserved::new(inner, Record))
     }
 }
 
-#[derive(Debug)]
-struct Recorded {
-    inner: Box<dyn Controller>,
-}
+/// Logs what noq passed, after the controller handled it (the order of the calls is noq's:
+/// `on_end_acks`, then each `on_packet_lost`, then `on_congestion_event`).
+#[derive(Debug, Clone)]
+struct Record;
 
-impl Controller for Recorded {
-    fn on_sent(&mut self, now: Instant, bytes: u64, largest_pn: u64) {
-        self.inner.on_sent(now, bytes, largest_pn);
-    }
-
-    fn on_packet_sent(&mut self, now: Instant, bytes: u16, pn: u64) {
-        self.inner.on_packet_sent(now, bytes, pn);
-    }
-
-    fn on_cwnd_limited(&mut self) {
-        self.inner.on_cwnd_limited();
-    }
-
-    fn on_ack(
+impl NoqObserver for Record {
+    fn end_acks(
         &mut self,
-        now: Instant,
-        sent: Instant,
-        bytes: u64,
-        pn: u64,
-        app_limited: bool,
-        rtt: &RttEstimator,
+        _: &dyn Controller,
+        _: Instant,
+        _: u64,
+        _: bool,
+        largest_acked: Option<u64>,
     ) {
-        self.inner.on_ack(now, sent, bytes, pn, app_limited, rtt);
-    }
-
-    fn on_end_acks(
-        &mut self,
-        now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
-    ) {
-        if let Some(largest) = largest_packet_num_acked {
+        if let Some(largest) = largest_acked {
             tracing::trace!(target: TARGET, largest, "ack frame");
         }
-        self.inner
-            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
     }
 
-    fn on_congestion_event(
-        &mut self,
-        now: Instant,
-        sent: Instant,
-        is_persistent_congestion: bool,
-        is_ecn: bool,
-        lost_bytes: u64,
-        largest_lost_pn: u64,
-    ) {
-        self.inner.on_congestion_event(
-            now,
-            sent,
-            is_persistent_congestion,
-            is_ecn,
-            lost_bytes,
-            largest_lost_pn,
-        );
-    }
-
-    fn on_packet_lost(&mut self, lost_bytes: u16, pn: u64, now: Instant) {
+    fn packet_lost(&mut self, _: &dyn Controller, _: u16, pn: u64, _: Instant) {
         tracing::trace!(target: TARGET, pn, "packet lost");
-        self.inner.on_packet_lost(lost_bytes, pn, now);
-    }
-
-    fn on_spurious_congestion_event(&mut self) {
-        self.inner.on_spurious_congestion_event();
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        self.inner.on_mtu_update(new_mtu);
-    }
-
-    fn on_ack_frequency_update(
-        &mut self,
-        ack_eliciting_threshold: u64,
-        requested_max_ack_delay: Duration,
-    ) {
-        self.inner
-            .on_ack_frequency_update(ack_eliciting_threshold, requested_max_ack_delay);
-    }
-
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        Box::new(Self {
-            inner: self.inner.clone_box(),
-        })
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self.inner.into_any()
     }
 }

@@ -4,11 +4,10 @@
 //! controller and statistics are the connection's. Its controller gets the exact loss signals
 //! (`cc_core::LossClassifier::exact`); quinn's `--qlog` has no noq counterpart here.
 
-use std::any::Any;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use cc_core::{PortConfig, PortController, PortFactory, SignalStats};
+use cc_core::{NoqObserved, NoqObserver, PortConfig, PortController, PortFactory, SignalStats};
 use netsim::noq_pair::NoqPair;
 use noq::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use noq::{Connection, PathId, RecvStream, SendStream, TransportConfig};
@@ -178,9 +177,10 @@ impl Host for Noq {
             .into_any()
             .downcast::<Recording>()
             .ok()?;
+        let samples = probe.observer().samples.clone();
         Some(Recorded {
-            samples: probe.samples.clone(),
-            signals: signal_stats(probe.inner),
+            samples,
+            signals: signal_stats(probe.into_inner()),
         })
     }
 }
@@ -194,142 +194,81 @@ struct RecordingFactory {
 
 impl ControllerFactory for RecordingFactory {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
-        let recording = Recording {
-            inner: Arc::clone(&self.inner).build(now, current_mtu),
+        let observer = Samples {
             samples: Arc::new(std::sync::Mutex::new(ConnectionSamples::new(self.trace))),
             epoch: self.epoch,
         };
-        recording.observe(now);
-        Box::new(recording)
+        let inner = Arc::clone(&self.inner).build(now, current_mtu);
+        observer.observe(inner.as_ref(), now);
+        Box::new(NoqObserved::new(inner, observer))
     }
 }
 
-/// A noq controller that forwards every call and records what quinn's `Probe` records.
-#[derive(Debug)]
-struct Recording {
-    inner: Box<dyn Controller>,
+/// The recording wrapper around one noq connection's controller.
+type Recording = NoqObserved<Samples>;
+
+/// Records what quinn's `Probe` records: RTT samples, slow-start time, the window.
+#[derive(Clone)]
+struct Samples {
     samples: SamplesHandle,
     epoch: Instant,
 }
 
-impl Recording {
-    fn cwnd_ssthresh(&self) -> (u64, Option<u64>) {
+impl Samples {
+    fn observe(&self, controller: &dyn Controller, now: Instant) {
         let ControllerMetrics {
             congestion_window,
             ssthresh,
             ..
-        } = self.inner.metrics();
-        (congestion_window, ssthresh)
-    }
-
-    fn observe(&self, now: Instant) {
-        let (cwnd, ssthresh) = self.cwnd_ssthresh();
-        lock(&self.samples).observe(self.epoch, now, cwnd, ssthresh);
+        } = controller.metrics();
+        lock(&self.samples).observe(self.epoch, now, congestion_window, ssthresh);
     }
 }
 
-impl Controller for Recording {
-    fn on_sent(&mut self, now: Instant, bytes: u64, largest_pn: u64) {
-        self.inner.on_sent(now, bytes, largest_pn);
-        self.observe(now);
+impl NoqObserver for Samples {
+    fn sent(&mut self, controller: &dyn Controller, now: Instant, _: u64, _: u64) {
+        self.observe(controller, now);
     }
 
-    fn on_packet_sent(&mut self, now: Instant, bytes: u16, pn: u64) {
-        self.inner.on_packet_sent(now, bytes, pn);
-    }
-
-    fn on_cwnd_limited(&mut self) {
-        self.inner.on_cwnd_limited();
-    }
-
-    fn on_ack(
+    fn ack(
         &mut self,
-        now: Instant,
+        _: &dyn Controller,
+        _: Instant,
         sent: Instant,
-        bytes: u64,
-        pn: u64,
-        app_limited: bool,
-        rtt: &RttEstimator,
+        _: u64,
+        _: u64,
+        _: bool,
+        _: &RttEstimator,
     ) {
-        self.inner.on_ack(now, sent, bytes, pn, app_limited, rtt);
         lock(&self.samples).ack(sent);
     }
 
-    fn on_end_acks(
+    fn end_acks(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
-        in_flight: u64,
-        app_limited: bool,
-        largest_packet_num_acked: Option<u64>,
+        _: u64,
+        _: bool,
+        _: Option<u64>,
     ) {
-        self.inner
-            .on_end_acks(now, in_flight, app_limited, largest_packet_num_acked);
-        let (cwnd, ssthresh) = self.cwnd_ssthresh();
-        lock(&self.samples).end_acks(self.epoch, now, cwnd, ssthresh);
+        let ControllerMetrics {
+            congestion_window,
+            ssthresh,
+            ..
+        } = controller.metrics();
+        lock(&self.samples).end_acks(self.epoch, now, congestion_window, ssthresh);
     }
 
-    fn on_congestion_event(
+    fn congestion_event(
         &mut self,
+        controller: &dyn Controller,
         now: Instant,
-        sent: Instant,
-        is_persistent_congestion: bool,
-        is_ecn: bool,
-        lost_bytes: u64,
-        largest_lost_pn: u64,
+        _: Instant,
+        _: bool,
+        _: bool,
+        _: u64,
+        _: u64,
     ) {
-        self.inner.on_congestion_event(
-            now,
-            sent,
-            is_persistent_congestion,
-            is_ecn,
-            lost_bytes,
-            largest_lost_pn,
-        );
-        self.observe(now);
-    }
-
-    fn on_packet_lost(&mut self, lost_bytes: u16, pn: u64, now: Instant) {
-        self.inner.on_packet_lost(lost_bytes, pn, now);
-    }
-
-    fn on_spurious_congestion_event(&mut self) {
-        self.inner.on_spurious_congestion_event();
-    }
-
-    fn on_mtu_update(&mut self, new_mtu: u16) {
-        self.inner.on_mtu_update(new_mtu);
-    }
-
-    fn on_ack_frequency_update(
-        &mut self,
-        ack_eliciting_threshold: u64,
-        requested_max_ack_delay: Duration,
-    ) {
-        self.inner
-            .on_ack_frequency_update(ack_eliciting_threshold, requested_max_ack_delay);
-    }
-
-    fn window(&self) -> u64 {
-        self.inner.window()
-    }
-
-    fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
-    }
-
-    fn clone_box(&self) -> Box<dyn Controller> {
-        Box::new(Self {
-            inner: self.inner.clone_box(),
-            samples: self.samples.clone(),
-            epoch: self.epoch,
-        })
-    }
-
-    fn initial_window(&self) -> u64 {
-        self.inner.initial_window()
-    }
-
-    fn into_any(self: Box<Self>) -> Box<dyn Any> {
-        self
+        self.observe(controller, now);
     }
 }

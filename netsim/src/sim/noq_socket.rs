@@ -71,30 +71,17 @@ impl AsyncUdpSocket for NoqSocket {
         bufs: &mut [IoSliceMut<'_>],
         meta: &mut [RecvMeta],
     ) -> Poll<io::Result<usize>> {
-        let max = bufs.len().min(meta.len());
-        if max == 0 {
-            return Poll::Ready(Ok(0));
-        }
-        let mut received = Vec::new();
-        if self
-            .socket
-            .poll_recv_many(cx, max, &mut received)
-            .is_pending()
-        {
-            return Poll::Pending;
-        }
-        let local_ip = self.socket.local_addr().ip();
-        for ((buf, meta), (from, data)) in bufs.iter_mut().zip(meta.iter_mut()).zip(&received) {
-            let len = data.len().min(buf.len());
-            buf[..len].copy_from_slice(&data[..len]);
-            *meta = RecvMeta::default();
-            meta.addr = *from;
-            meta.len = len;
-            meta.stride = len;
-            meta.ecn = None;
-            meta.dst_ip = Some(local_ip);
-        }
-        Poll::Ready(Ok(received.len()))
+        let slots = meta.len();
+        self.socket
+            .poll_recv_into(cx, bufs, slots, |i, from, len, local_ip| {
+                let m = &mut meta[i];
+                *m = RecvMeta::default();
+                m.addr = from;
+                m.len = len;
+                m.stride = len;
+                m.ecn = None;
+                m.dst_ip = Some(local_ip);
+            })
     }
 
     fn local_addr(&self) -> io::Result<SocketAddr> {

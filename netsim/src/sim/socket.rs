@@ -71,6 +71,34 @@ impl SimSocket {
         poll
     }
 
+    /// Polls for as many due datagrams as `bufs` has buffers, copies each into the next buffer
+    /// (truncated to it) and calls `meta(i, source, length, local address)` for datagram `i`:
+    /// the body of a QUIC stack's `AsyncUdpSocket::poll_recv`, whose metadata type is the
+    /// stack's own. `max` caps the count (the stack's metadata slots).
+    pub(crate) fn poll_recv_into(
+        &self,
+        cx: &mut Context<'_>,
+        bufs: &mut [std::io::IoSliceMut<'_>],
+        max: usize,
+        mut meta: impl FnMut(usize, SocketAddr, usize, std::net::IpAddr),
+    ) -> Poll<io::Result<usize>> {
+        let max = bufs.len().min(max);
+        if max == 0 {
+            return Poll::Ready(Ok(0));
+        }
+        let mut received = Vec::new();
+        if self.poll_recv_many(cx, max, &mut received).is_pending() {
+            return Poll::Pending;
+        }
+        let local_ip = self.local_addr().ip();
+        for (i, (buf, (from, data))) in bufs.iter_mut().zip(&received).enumerate() {
+            let len = data.len().min(buf.len());
+            buf[..len].copy_from_slice(&data[..len]);
+            meta(i, *from, len, local_ip);
+        }
+        Poll::Ready(Ok(received.len()))
+    }
+
     /// Polls for one datagram, copied into `buf`.
     pub fn poll_recv_from(
         &self,
