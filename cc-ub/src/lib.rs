@@ -89,6 +89,15 @@
 //!   after the timeout starts the new minimum, as Linux's Westwood+ does after a loss timeout.
 //!   Other route changes are not visible to a controller and still leave the old minimum. The
 //!   README's TCP-UB figures were measured with this rule; its effect is in issue 20's note.
+//! - **Whole datagrams on quinn carry one less.** Every cut is an exact multiple of the
+//!   datagram size, and quinn 0.11 stops sending at `in_flight + datagram >= window`, so a
+//!   window of N datagrams carries N - 1 (noq carries N). That is quinn's rule for its own
+//!   controllers too, so it stays by default; `SignalConfig::set_quinn_full_window` shows quinn
+//!   one byte more. Measured (README, "The same on noq"): 1.30x goodput on the demo, 1.39x at
+//!   10 ms, which makes TCP-UB 0.92x and 0.99x quinn's NewReno there instead of 0.72x and 0.71x.
+//! - **Pacing** (not in the paper): [`UbConfig::pacing_gain`] reports a rate of that multiple
+//!   of the estimate outside slow start (default 0: none); only noq's pacer reads it (0.97x
+//!   [0.92, 1.01] on noq's demo at 1.25, shorter queues).
 //!
 //! The packet and time thresholds the classifier uses ([`UbConfig::signal`]) must equal the
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
