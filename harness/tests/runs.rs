@@ -423,3 +423,30 @@ fn quinn_and_noq_face_each_other_in_both_directions() {
         }
     }
 }
+
+#[test]
+fn a_grid_can_sweep_the_host_stack() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "seeds = 1\n[transfer]\nduration = \"3s\"\n[[axis]]\nkey = \"stack\"\nvalues = [\"quinn\", \"noq\"]\n",
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &["run", "--scenario", "s.toml", "--json", "r.json"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report = json(&dir.path().join("r.json"));
+    let runs = report["runs"].as_array().unwrap();
+    // The controllers both stacks run (their BBRs differ), on each stack.
+    let names = [
+        "newreno", "cubic", "karak", "petra", "ub", "sackfew", "abra",
+    ];
+    assert_eq!(runs.len(), 2 * names.len());
+    for (point, stack) in [("stack=quinn", "quinn"), ("stack=noq", "noq")] {
+        let on: Vec<&Value> = runs.iter().filter(|r| r["point"] == point).collect();
+        assert_eq!(on.len(), names.len(), "{point}");
+        assert!(on.iter().all(|r| r["sender"] == stack), "{point}");
+    }
+}
