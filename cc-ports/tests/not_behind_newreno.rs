@@ -4,7 +4,6 @@
 //! quinn's default send check is measured and printed, not required (README, "The same on
 //! noq": quinn's own controllers carry N-1 too, so it stays the default).
 
-use cc_core::PortConfig;
 use netsim::{DirectionConfig, LinkConfig, QueueLimit, Rate};
 use std::sync::Arc;
 use std::time::Duration;
