@@ -2,30 +2,15 @@
 //! one stack over a lossy, breaking path arrives intact at the other, reproducibly.
 #![cfg(feature = "noq")]
 
-use std::time::Duration;
+mod common;
+
+use common::lossy_breaking_link;
 
 use netsim::interop::{NoqToQuinn, QuinnToNoq};
 use netsim::pair::transfer::StreamPattern;
-use netsim::{
-    DirectionConfig, ErrorModelConfig, LinkConfig, OnOffConfig, PathModelConfig, Rate,
-    virtual_runtime,
-};
+use netsim::virtual_runtime;
 
 const BYTES: usize = 1_500_000;
-
-fn lossy_breaking_link() -> LinkConfig {
-    LinkConfig::symmetric(DirectionConfig {
-        rate: Rate::from_mbps(5),
-        delay: Duration::from_millis(20),
-        errors: vec![ErrorModelConfig::Per { p: 0.02 }],
-        ..DirectionConfig::default()
-    })
-    .with_path(PathModelConfig::OnOff(OnOffConfig {
-        mean_up: Duration::from_secs(2),
-        mean_down: Duration::from_millis(500),
-        repair_delay: Duration::from_millis(200),
-    }))
-}
 
 /// Sends the pattern over `send`, reads it from `recv`, and returns (bytes read, intact,
 /// link time taken).

@@ -2,28 +2,14 @@
 //! virtual-time run is reproducible from its seed, as with quinn.
 #![cfg(feature = "noq")]
 
+mod common;
+
+use common::lossy_breaking_link;
+
 use std::sync::Arc;
-use std::time::Duration;
 
 use netsim::noq_pair::{NoqPair, transfer_with_controller};
-use netsim::{
-    DirectionConfig, ErrorModelConfig, LinkConfig, OnOffConfig, PathModelConfig, Rate,
-    virtual_runtime,
-};
-
-fn lossy_breaking_link() -> LinkConfig {
-    LinkConfig::symmetric(DirectionConfig {
-        rate: Rate::from_mbps(5),
-        delay: Duration::from_millis(20),
-        errors: vec![ErrorModelConfig::Per { p: 0.02 }],
-        ..DirectionConfig::default()
-    })
-    .with_path(PathModelConfig::OnOff(OnOffConfig {
-        mean_up: Duration::from_secs(2),
-        mean_down: Duration::from_millis(500),
-        repair_delay: Duration::from_millis(200),
-    }))
-}
+use netsim::virtual_runtime;
 
 #[test]
 fn noq_transfer_over_a_lossy_breaking_path_delivers_every_byte() {

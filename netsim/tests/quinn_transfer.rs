@@ -1,27 +1,14 @@
 //! quinn over netsim: transfers complete with correct bytes over lossy, breaking paths.
 
+mod common;
+
+use common::lossy_breaking_link;
+
 use std::sync::Arc;
 use std::time::Duration;
 
 use netsim::quinn_pair::QuinnPair;
-use netsim::{
-    DirectionConfig, ErrorModelConfig, LinkConfig, OnOffConfig, PathModelConfig, Rate,
-    virtual_runtime,
-};
-
-fn lossy_breaking_link() -> LinkConfig {
-    LinkConfig::symmetric(DirectionConfig {
-        rate: Rate::from_mbps(5),
-        delay: Duration::from_millis(20),
-        errors: vec![ErrorModelConfig::Per { p: 0.02 }],
-        ..DirectionConfig::default()
-    })
-    .with_path(PathModelConfig::OnOff(OnOffConfig {
-        mean_up: Duration::from_secs(2),
-        mean_down: Duration::from_millis(500),
-        repair_delay: Duration::from_millis(200),
-    }))
-}
+use netsim::{DirectionConfig, LinkConfig, Rate, virtual_runtime};
 
 #[test]
 fn quinn_transfer_over_a_lossy_breaking_path_delivers_every_byte() {
