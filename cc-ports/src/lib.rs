@@ -18,6 +18,11 @@
 //! cc_ports::visit_ports(&mut names);
 //! assert_eq!(names.0, ["karak", "petra", "ub", "sackfew", "abra"]);
 //! ```
+// Without the `noq` feature the module is absent: point the link at docs.rs, which builds it.
+#![cfg_attr(
+    not(feature = "noq"),
+    doc = "\n[`noq`]: https://docs.rs/cc-ports/latest/cc_ports/noq/index.html"
+)]
 #![deny(missing_docs)]
 
 use cc_core::PortConfig;
