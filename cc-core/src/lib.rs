@@ -1,5 +1,91 @@
 //! What every MANET-aware QUIC congestion controller in this workspace shares.
 //!
+//! A port is an algorithm fed plain samples ([`CongestionAlgorithm`]) and a configuration
+//! declared once ([`port_config!`]); cc-core classifies the stack's loss events for it and runs
+//! it as quinn's or noq's congestion controller. A whole (toy) port, installed on quinn:
+//!
+//! ```
+//! use std::sync::Arc;
+//! use std::time::Instant;
+//! use cc_core::{AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, Range};
+//! use cc_core::{RecoveryEpoch, RenoGrowth, TimeoutReading, Window};
+//!
+//! cc_core::port_config! {
+//!     /// Configuration of [`Aimd`].
+//!     pub struct AimdConfig for Aimd {
+//!         name: "aimd",
+//!         summary: "NewReno growth, a configurable decrease",
+//!         knobs: {
+//!             /// Window multiplier on a loss.
+//!             decrease: f64 = 0.5, Range::UnitFactor;
+//!         }
+//!     }
+//! }
+//!
+//! /// NewReno's growth; every loss (one per round trip) multiplies the window by `decrease`.
+//! #[derive(Debug, Clone)]
+//! pub struct Aimd {
+//!     config: Arc<AimdConfig>,
+//!     window: Window,
+//!     growth: RenoGrowth,
+//!     recovery: RecoveryEpoch,
+//! }
+//!
+//! impl Aimd {
+//!     fn new(config: Arc<AimdConfig>, mtu: u16) -> Self {
+//!         Self {
+//!             config,
+//!             window: Window::new(10, mtu),
+//!             growth: RenoGrowth::default(),
+//!             recovery: RecoveryEpoch::default(),
+//!         }
+//!     }
+//! }
+//!
+//! impl CongestionAlgorithm for Aimd {
+//!     const NAME: &'static str = "aimd";
+//!     const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
+//!
+//!     fn on_ack(&mut self, ack: &AckSample) {
+//!         self.growth.on_ack(&mut self.window, ack.bytes);
+//!     }
+//!
+//!     fn on_congestion(&mut self, event: &CongestionEvent) {
+//!         if self.recovery.admits(event) {
+//!             let cwnd = cc_core::scale(self.window.cwnd(), self.config.decrease());
+//!             self.window.set_ssthresh(cwnd);
+//!             self.window.set_cwnd(cwnd);
+//!             self.growth.reset();
+//!         }
+//!     }
+//!
+//!     fn window_state(&self) -> &Window {
+//!         &self.window
+//!     }
+//!
+//!     fn window_state_mut(&mut self) -> &mut Window {
+//!         &mut self.window
+//!     }
+//! }
+//!
+//! let mut config = AimdConfig::default();
+//! config.set_decrease(0.75)?; // a ConfigError names the field and its range
+//!
+//! // The algorithm alone, driven with plain values: 10 x 1200 bytes, x 0.75 on a loss.
+//! let mut aimd = Aimd::new(Arc::new(config.clone()), 1200);
+//! let now = Instant::now();
+//! aimd.on_congestion(&CongestionEvent::determined(now, now, 1200, LossSignal::FastRetransmit));
+//! assert_eq!(aimd.window(), 9_000);
+//!
+//! // As quinn's controller, with the loss thresholds its classifier reads
+//! // (`quinn::TransportConfig` is this type, re-exported).
+//! let mut transport = quinn_proto::TransportConfig::default();
+//! config.install(&mut transport);
+//! # Ok::<(), cc_core::ConfigError>(())
+//! ```
+//!
+//! In detail:
+//!
 //! - The **loss-signal contract** (docs/DESIGN.md section 3): QUIC has no duplicate ACKs, but the
 //!   distance `d = largest_acked - lost_pn` counts the later packets that got through, as TCP's
 //!   duplicate-ACK counter does. [`LossClassifier`] replays quinn's loss detection over a
