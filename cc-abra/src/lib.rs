@@ -1,5 +1,7 @@
 //! ABRA NewReno (NewReno with the adaptive backoff response approach) congestion control for
-//! quinn.
+//! QUIC.
+//! A controller for quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC (feature
+//! `noq`), from one configuration.
 //!
 //! Port of: Dhananjay Bisen and Sanjeev Sharma, *Improve Performance of TCP New Reno over
 //! Mobile Ad-Hoc Network using ABRA*, International Journal of Wireless & Mobile Networks,

@@ -1,4 +1,6 @@
-//! TCP Karak congestion control for quinn.
+//! TCP Karak congestion control for QUIC.
+//! A controller for quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC (feature
+//! `noq`), from one configuration.
 //!
 //! Port of: Wesam A. Almobaideen and Njoud O. Al-maitah, *TCP Karak: A New TCP AIMD Algorithm
 //! Based on Duplicated Acknowledgements for MANET*, Scientific Research Publishing, 2014;

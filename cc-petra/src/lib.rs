@@ -1,4 +1,6 @@
-//! TCP PETRA congestion control for quinn.
+//! TCP PETRA congestion control for QUIC.
+//! A controller for quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC (feature
+//! `noq`), from one configuration.
 //!
 //! Port of: *PETRA: a new TCP congestion control mechanism*, chapter four of the thesis that
 //! introduces TCP PETRA (`papers/petra.txt`), sections 4.1-4.3: TCP Westwood's bandwidth

@@ -1,5 +1,7 @@
 //! SACK-FeW (selective acknowledgement with fractional window increment) congestion control
-//! for quinn.
+//! for QUIC.
+//! A controller for quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC (feature
+//! `noq`), from one configuration.
 //!
 //! Port of: Taranvir Kaur, *Performance Analysis of Selective Acknowledgement with Fractional
 //! Window Increment (SACK-FeW)*, CSE/IT, CTIEMT, CT Institutes, Shahpur, Jalandhar, India;

@@ -1,4 +1,6 @@
-//! TCP-UB congestion control for quinn.
+//! TCP-UB congestion control for QUIC.
+//! A controller for quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC (feature
+//! `noq`), from one configuration.
 //!
 //! Port of: Wafa Elmannai, Khaled Elleithy and Abdul Razaque, *A High Performance and Efficient
 //! TCP Variant* (TCP University of Bridgeport), section "TCP-UB Algorithms" (`papers/tcp-ub.txt`).
