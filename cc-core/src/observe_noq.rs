@@ -66,6 +66,26 @@ pub trait NoqObserver: Clone + Send + Sync + 'static {
 
     /// After `on_mtu_update`.
     fn mtu_update(&mut self, controller: &dyn Controller, new_mtu: u16) {}
+
+    /// After `on_cwnd_limited`.
+    fn cwnd_limited(&mut self, controller: &dyn Controller) {}
+
+    /// After `on_spurious_congestion_event`.
+    fn spurious_congestion_event(&mut self, controller: &dyn Controller) {}
+
+    /// After `on_ack_frequency_update`.
+    fn ack_frequency_update(
+        &mut self,
+        controller: &dyn Controller,
+        ack_eliciting_threshold: u64,
+        requested_max_ack_delay: Duration,
+    ) {
+    }
+
+    /// After `metrics()`, which noq reads on its send path (once per transmit attempt and
+    /// once per pacing decision) and takes `&self`: an observer that records it needs
+    /// interior mutability.
+    fn metrics(&self, controller: &dyn Controller, metrics: &ControllerMetrics) {}
 }
 
 /// A noq controller wrapped so that `O` sees each of its callbacks.
@@ -119,6 +139,7 @@ impl<O: NoqObserver> Controller for NoqObserved<O> {
 
     fn on_cwnd_limited(&mut self) {
         self.inner.on_cwnd_limited();
+        self.observer.cwnd_limited(self.inner.as_ref());
     }
 
     fn on_ack(
@@ -189,6 +210,7 @@ impl<O: NoqObserver> Controller for NoqObserved<O> {
 
     fn on_spurious_congestion_event(&mut self) {
         self.inner.on_spurious_congestion_event();
+        self.observer.spurious_congestion_event(self.inner.as_ref());
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {
@@ -203,6 +225,11 @@ impl<O: NoqObserver> Controller for NoqObserved<O> {
     ) {
         self.inner
             .on_ack_frequency_update(ack_eliciting_threshold, requested_max_ack_delay);
+        self.observer.ack_frequency_update(
+            self.inner.as_ref(),
+            ack_eliciting_threshold,
+            requested_max_ack_delay,
+        );
     }
 
     fn window(&self) -> u64 {
@@ -210,7 +237,9 @@ impl<O: NoqObserver> Controller for NoqObserved<O> {
     }
 
     fn metrics(&self) -> ControllerMetrics {
-        self.inner.metrics()
+        let metrics = self.inner.metrics();
+        self.observer.metrics(self.inner.as_ref(), &metrics);
+        metrics
     }
 
     fn clone_box(&self) -> Box<dyn Controller> {
