@@ -1,14 +1,14 @@
 //! The recorded callbacks: one [`Event`] per call quinn made on a `Controller`.
 
 use cc_core::RttSnapshot;
-use quinn_proto::RttEstimator;
 use serde::{Deserialize, Serialize};
 use std::time::Duration;
 
-/// The three public readings of quinn's `RttEstimator`, in nanoseconds.
+/// The three public readings of a stack's `RttEstimator` (quinn's and noq's alike), in
+/// nanoseconds.
 ///
 /// These are all a controller can learn from the estimator (`get()`, `conservative()`,
-/// `min()`); quinn keeps its RTT variance private.
+/// `min()`); both stacks keep the RTT variance private.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct RttReading {
     /// `RttEstimator::get()`, the smoothed RTT (quinn's initial RTT before the first sample), ns.
@@ -20,12 +20,12 @@ pub struct RttReading {
 }
 
 impl RttReading {
-    /// Reads a live estimator.
-    pub fn of(rtt: &RttEstimator) -> Self {
+    /// The readings of a snapshot (`cc_core::RttSnapshot::from_quinn` / `from_noq`).
+    pub fn of_snapshot(rtt: &RttSnapshot) -> Self {
         Self {
-            smoothed_ns: nanos(rtt.get()),
-            conservative_ns: nanos(rtt.conservative()),
-            min_ns: nanos(rtt.min()),
+            smoothed_ns: nanos(rtt.smoothed),
+            conservative_ns: nanos(rtt.conservative),
+            min_ns: nanos(rtt.min),
         }
     }
 
@@ -52,9 +52,13 @@ pub fn nanos(d: Duration) -> u64 {
     u64::try_from(d.as_nanos()).unwrap_or(u64::MAX)
 }
 
-/// One quinn `Controller` callback with its arguments.
+/// One `Controller` callback with its arguments, on either stack.
 ///
-/// Times (`at`, `sent`) are nanoseconds since the controller was built (quinn's `now` at
+/// quinn 0.11's trait is a subset of noq 1.x's: a quinn recording holds only the events quinn
+/// makes (`Sent`, `Rtt`, `Ack` and `Congestion` without packet numbers, `EndAcks`, `Mtu`);
+/// a noq recording adds the packet numbers and noq's extra callbacks.
+///
+/// Times (`at`, `sent`) are nanoseconds since the controller was built (the stack's `now` at
 /// `ControllerFactory::build`, the first call a controller receives), so a recording replays
 /// from any base instant.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -68,10 +72,11 @@ pub enum Event {
         /// The pass's last packet number.
         last_pn: u64,
     },
-    /// quinn's RTT estimator read differently from the previous `on_ack`: the following
+    /// The stack's RTT estimator read differently from the previous `on_ack`: the following
     /// [`Event::Ack`]s carry these readings. Not a callback of its own.
     Rtt(RttReading),
-    /// `on_ack(now, sent, bytes, app_limited, rtt)`, `rtt` being the last [`Event::Rtt`].
+    /// `on_ack(now, sent, bytes, [pn,] app_limited, rtt)`, `rtt` being the last
+    /// [`Event::Rtt`].
     Ack {
         /// `now`, ns since build.
         at: u64,
@@ -79,6 +84,8 @@ pub enum Event {
         sent: u64,
         /// Size of the acknowledged packet, bytes.
         bytes: u64,
+        /// The acknowledged packet's number (noq; quinn does not pass it).
+        pn: Option<u64>,
         /// The `app_limited` argument.
         app_limited: bool,
     },
@@ -93,7 +100,8 @@ pub enum Event {
         /// Largest acknowledged packet number in the space.
         largest_acked: Option<u64>,
     },
-    /// `on_congestion_event(now, sent, is_persistent_congestion, lost_bytes)`.
+    /// `on_congestion_event(now, sent, is_persistent_congestion, [is_ecn,] lost_bytes,
+    /// [largest_lost_pn])`.
     Congestion {
         /// `now`, ns since build.
         at: u64,
@@ -101,20 +109,77 @@ pub enum Event {
         sent: u64,
         /// `is_persistent_congestion`.
         persistent: bool,
+        /// `is_ecn` (noq; quinn passes ECN signals as `lost_bytes` 0).
+        ecn: bool,
         /// Bytes declared lost (0: an ECN congestion-experienced signal).
         lost_bytes: u64,
+        /// The largest lost packet number (noq; quinn does not pass it).
+        largest_lost_pn: Option<u64>,
     },
     /// `on_mtu_update(new_mtu)`.
     Mtu {
         /// The new datagram size, bytes.
         mtu: u16,
     },
+    /// noq: `on_packet_sent(now, bytes, pn)`, once per packet.
+    PacketSent {
+        /// `now`, ns since build.
+        at: u64,
+        /// The packet's size, bytes.
+        bytes: u16,
+        /// Its number.
+        pn: u64,
+    },
+    /// noq: `on_packet_lost(lost_bytes, pn, now)`, once per lost packet.
+    PacketLost {
+        /// `now`, ns since build.
+        at: u64,
+        /// The packet's size, bytes.
+        bytes: u16,
+        /// Its number.
+        pn: u64,
+    },
+    /// noq: `on_cwnd_limited()`.
+    CwndLimited,
+    /// noq: `on_spurious_congestion_event()`.
+    SpuriousCongestion,
+    /// noq: `on_ack_frequency_update(ack_eliciting_threshold, requested_max_ack_delay)`.
+    AckFrequency {
+        /// `ack_eliciting_threshold`.
+        threshold: u64,
+        /// `requested_max_ack_delay`, ns.
+        max_ack_delay_ns: u64,
+    },
+    /// noq: a `metrics()` read (noq's send path reads it once per transmit attempt and once
+    /// per pacing decision, so it is part of a controller's cost there).
+    Metrics,
+}
+
+impl Event {
+    /// Whether quinn 0.11's `Controller` trait has this call (and its arguments).
+    pub fn on_quinn(&self) -> bool {
+        match self {
+            Self::Sent { .. } | Self::Rtt(_) | Self::EndAcks { .. } | Self::Mtu { .. } => true,
+            Self::Ack { pn, .. } => pn.is_none(),
+            Self::Congestion {
+                ecn,
+                largest_lost_pn,
+                ..
+            } => !ecn && largest_lost_pn.is_none(),
+            Self::PacketSent { .. }
+            | Self::PacketLost { .. }
+            | Self::CwndLimited
+            | Self::SpuriousCongestion
+            | Self::AckFrequency { .. }
+            | Self::Metrics => false,
+        }
+    }
 }
 
 /// How many of each callback a sequence holds.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct EventCounts {
-    /// `on_sent` calls.
+    /// `on_sent` calls (transmit passes).
     pub sent: u64,
     /// `on_ack` calls.
     pub acks: u64,
@@ -126,6 +191,15 @@ pub struct EventCounts {
     pub mtu: u64,
     /// Distinct consecutive RTT readings.
     pub rtt_changes: u64,
+    /// noq: `on_packet_sent` calls.
+    pub packet_sent: u64,
+    /// noq: `on_packet_lost` calls.
+    pub packet_lost: u64,
+    /// noq: `metrics()` reads.
+    pub metrics: u64,
+    /// noq: `on_cwnd_limited`, `on_spurious_congestion_event` and `on_ack_frequency_update`
+    /// calls.
+    pub other: u64,
 }
 
 impl EventCounts {
@@ -140,13 +214,27 @@ impl EventCounts {
                 Event::EndAcks { .. } => c.end_acks += 1,
                 Event::Congestion { .. } => c.congestion += 1,
                 Event::Mtu { .. } => c.mtu += 1,
+                Event::PacketSent { .. } => c.packet_sent += 1,
+                Event::PacketLost { .. } => c.packet_lost += 1,
+                Event::Metrics => c.metrics += 1,
+                Event::CwndLimited | Event::SpuriousCongestion | Event::AckFrequency { .. } => {
+                    c.other += 1
+                }
             }
         }
         c
     }
 
-    /// Callbacks in all (RTT changes are not callbacks).
+    /// Callbacks in all (RTT changes are not callbacks; `metrics()` reads are).
     pub fn callbacks(&self) -> u64 {
-        self.sent + self.acks + self.end_acks + self.congestion + self.mtu
+        self.sent
+            + self.acks
+            + self.end_acks
+            + self.congestion
+            + self.mtu
+            + self.packet_sent
+            + self.packet_lost
+            + self.metrics
+            + self.other
     }
 }

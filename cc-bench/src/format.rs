@@ -1,22 +1,30 @@
 //! The on-disk recording format (`*.ccrec.gz`).
 //!
-//! A file is gzip (RFC 1952, via `flate2`) around the 8 bytes `CCREC\0\0\x01` (magic and format
-//! version 1) and a `postcard` encoding of [`Meta`] followed by the event list. postcard writes
+//! A file is gzip (RFC 1952, via `flate2`) around the 8 bytes `CCREC\0\0\x02` (magic and format
+//! version 2) and a `postcard` encoding of [`Meta`] followed by the event list. postcard writes
 //! integers as LEB128 varints (signed ones zigzag-coded), enum variants as a varint index and
-//! `Option`s as a 0/1 byte. To keep the varints short the event times are delta-coded on disk:
+//! `Option`s as a 0/1 byte. To keep the varints short, times and packet numbers are delta-coded
+//! on disk:
 //!
 //! | event | fields on disk |
 //! |---|---|
-//! | `Sent` | `at - previous at` (i64), `bytes`, `last_pn - previous last_pn` (i64) |
+//! | `Sent` | `at - previous at` (i64), `bytes`, `last_pn - previous pn` (i64) |
 //! | `Rtt` | smoothed, conservative, min (ns) |
-//! | `Ack` | `at - previous at` (i64), `at - sent` (i64), `bytes`, `app_limited` |
+//! | `Ack` | `at - previous at` (i64), `at - sent` (i64), `bytes`, `pn - previous pn` (optional i64), `app_limited` |
 //! | `EndAcks` | `at - previous at` (i64), `in_flight`, `app_limited`, `largest_acked` |
-//! | `Congestion` | `at - previous at` (i64), `at - sent` (i64), `persistent`, `lost_bytes` |
+//! | `Congestion` | `at - previous at` (i64), `at - sent` (i64), `persistent`, `ecn`, `lost_bytes`, `largest_lost_pn - previous pn` (optional i64) |
 //! | `Mtu` | `mtu` |
+//! | `PacketSent` | `at - previous at` (i64), `bytes`, `pn - previous pn` (i64) |
+//! | `PacketLost` | `at - previous at` (i64), `bytes`, `pn - previous pn` (i64) |
+//! | `CwndLimited`, `SpuriousCongestion`, `Metrics` | nothing |
+//! | `AckFrequency` | `threshold`, `max_ack_delay_ns` |
 //!
 //! "previous at" is that of the previous event that has a time (0 at the start), and
-//! "previous last_pn" that of the previous `Sent` (0 at the start). The committed recordings
-//! average about 9 bytes per event before compression and 2-2.5 bytes per callback after.
+//! "previous pn" the packet number of the previous `Sent` or `PacketSent` (0 at the start).
+//! The quinn recordings average about 9 bytes per event before compression and 2-2.5 bytes
+//! per callback after. Version 1 (quinn only, without packet numbers, ECN flag or stack name)
+//! is no longer read: `cargo run --release -p cc-bench --bin record` regenerates every
+//! recording.
 
 use crate::event::{Event, RttReading};
 use flate2::Compression;
@@ -26,7 +34,7 @@ use serde::{Deserialize, Serialize};
 use std::io::{Read, Write};
 use std::path::Path;
 
-const MAGIC: [u8; 8] = *b"CCREC\0\0\x01";
+const MAGIC: [u8; 8] = *b"CCREC\0\0\x02";
 
 /// What a recording is and where it came from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -39,10 +47,13 @@ pub struct Meta {
     pub seed: u64,
     /// The controller that ran the connection while it was recorded.
     pub recorded_controller: String,
-    /// The datagram size quinn passed to `ControllerFactory::build`, bytes.
+    /// The datagram size the stack passed to `ControllerFactory::build`, bytes.
     pub initial_mtu: u16,
-    /// The quinn-proto version that made the calls.
-    pub quinn_proto: String,
+    /// The stack that made the calls (`quinn`, `noq`): a recording replays only into that
+    /// stack's controllers.
+    pub stack: String,
+    /// Its protocol crate and version (`quinn-proto 0.11`, `noq-proto 1.4`).
+    pub stack_version: String,
 }
 
 /// A recorded callback sequence of one controller.
@@ -50,7 +61,7 @@ pub struct Meta {
 pub struct Recording {
     /// Provenance.
     pub meta: Meta,
-    /// The callbacks, in quinn's order.
+    /// The callbacks, in the stack's order.
     pub events: Vec<Event>,
 }
 
@@ -66,7 +77,9 @@ pub enum FormatError {
         source: std::io::Error,
     },
     /// The bytes are not a recording of this format version.
-    #[error("{0}: not a cc-bench recording (format version 1)")]
+    #[error(
+        "{0}: not a cc-bench recording of format version 2 (regenerate with `cargo run --release -p cc-bench --bin record`)"
+    )]
     Magic(String),
     /// postcard could not encode or decode the contents.
     #[error("{path}: {source}")]
@@ -91,6 +104,7 @@ enum WireEvent {
         dt: i64,
         age: i64,
         bytes: u64,
+        dpn: Option<i64>,
         app_limited: bool,
     },
     EndAcks {
@@ -103,11 +117,30 @@ enum WireEvent {
         dt: i64,
         age: i64,
         persistent: bool,
+        ecn: bool,
         lost_bytes: u64,
+        dpn: Option<i64>,
     },
     Mtu {
         mtu: u16,
     },
+    PacketSent {
+        dt: i64,
+        bytes: u16,
+        dpn: i64,
+    },
+    PacketLost {
+        dt: i64,
+        bytes: u16,
+        dpn: i64,
+    },
+    CwndLimited,
+    SpuriousCongestion,
+    AckFrequency {
+        threshold: u64,
+        max_ack_delay_ns: u64,
+    },
+    Metrics,
 }
 
 fn diff(a: u64, b: u64) -> i64 {
@@ -118,35 +151,60 @@ fn undiff(base: u64, d: i64) -> u64 {
     base.wrapping_add(d as u64)
 }
 
-fn encode(events: &[Event]) -> Vec<WireEvent> {
-    let (mut t, mut pn) = (0u64, 0u64);
-    let mut dt = |at: u64| {
-        let d = diff(at, t);
-        t = at;
+/// The running bases of the delta coding: the previous time and packet number.
+#[derive(Default)]
+struct Bases {
+    at: u64,
+    pn: u64,
+}
+
+impl Bases {
+    fn dt(&mut self, at: u64) -> i64 {
+        let d = diff(at, self.at);
+        self.at = at;
         d
-    };
+    }
+
+    fn at(&mut self, dt: i64) -> u64 {
+        self.at = undiff(self.at, dt);
+        self.at
+    }
+
+    /// A sent packet number: coded against the previous one, and the new base.
+    fn dpn_sent(&mut self, pn: u64) -> i64 {
+        let d = diff(pn, self.pn);
+        self.pn = pn;
+        d
+    }
+
+    fn pn_sent(&mut self, dpn: i64) -> u64 {
+        self.pn = undiff(self.pn, dpn);
+        self.pn
+    }
+}
+
+fn encode(events: &[Event]) -> Vec<WireEvent> {
+    let mut b = Bases::default();
     events
         .iter()
         .map(|e| match *e {
-            Event::Sent { at, bytes, last_pn } => {
-                let dpn = diff(last_pn, pn);
-                pn = last_pn;
-                WireEvent::Sent {
-                    dt: dt(at),
-                    bytes,
-                    dpn,
-                }
-            }
+            Event::Sent { at, bytes, last_pn } => WireEvent::Sent {
+                dt: b.dt(at),
+                bytes,
+                dpn: b.dpn_sent(last_pn),
+            },
             Event::Rtt(r) => WireEvent::Rtt(r),
             Event::Ack {
                 at,
                 sent,
                 bytes,
+                pn,
                 app_limited,
             } => WireEvent::Ack {
-                dt: dt(at),
+                dt: b.dt(at),
                 age: diff(at, sent),
                 bytes,
+                dpn: pn.map(|pn| diff(pn, b.pn)),
                 app_limited,
             },
             Event::EndAcks {
@@ -155,7 +213,7 @@ fn encode(events: &[Event]) -> Vec<WireEvent> {
                 app_limited,
                 largest_acked,
             } => WireEvent::EndAcks {
-                dt: dt(at),
+                dt: b.dt(at),
                 in_flight,
                 app_limited,
                 largest_acked,
@@ -164,46 +222,65 @@ fn encode(events: &[Event]) -> Vec<WireEvent> {
                 at,
                 sent,
                 persistent,
+                ecn,
                 lost_bytes,
+                largest_lost_pn,
             } => WireEvent::Congestion {
-                dt: dt(at),
+                dt: b.dt(at),
                 age: diff(at, sent),
                 persistent,
+                ecn,
                 lost_bytes,
+                dpn: largest_lost_pn.map(|pn| diff(pn, b.pn)),
             },
             Event::Mtu { mtu } => WireEvent::Mtu { mtu },
+            Event::PacketSent { at, bytes, pn } => WireEvent::PacketSent {
+                dt: b.dt(at),
+                bytes,
+                dpn: b.dpn_sent(pn),
+            },
+            Event::PacketLost { at, bytes, pn } => WireEvent::PacketLost {
+                dt: b.dt(at),
+                bytes,
+                dpn: diff(pn, b.pn),
+            },
+            Event::CwndLimited => WireEvent::CwndLimited,
+            Event::SpuriousCongestion => WireEvent::SpuriousCongestion,
+            Event::AckFrequency {
+                threshold,
+                max_ack_delay_ns,
+            } => WireEvent::AckFrequency {
+                threshold,
+                max_ack_delay_ns,
+            },
+            Event::Metrics => WireEvent::Metrics,
         })
         .collect()
 }
 
 fn decode(wire: &[WireEvent]) -> Vec<Event> {
-    let (mut t, mut pn) = (0u64, 0u64);
-    let mut at = |dt: i64| {
-        t = undiff(t, dt);
-        t
-    };
+    let mut b = Bases::default();
     wire.iter()
         .map(|w| match *w {
-            WireEvent::Sent { dt, bytes, dpn } => {
-                pn = undiff(pn, dpn);
-                Event::Sent {
-                    at: at(dt),
-                    bytes,
-                    last_pn: pn,
-                }
-            }
+            WireEvent::Sent { dt, bytes, dpn } => Event::Sent {
+                at: b.at(dt),
+                bytes,
+                last_pn: b.pn_sent(dpn),
+            },
             WireEvent::Rtt(r) => Event::Rtt(r),
             WireEvent::Ack {
                 dt,
                 age,
                 bytes,
+                dpn,
                 app_limited,
             } => {
-                let now = at(dt);
+                let now = b.at(dt);
                 Event::Ack {
                     at: now,
                     sent: undiff(now, age.wrapping_neg()),
                     bytes,
+                    pn: dpn.map(|d| undiff(b.pn, d)),
                     app_limited,
                 }
             }
@@ -213,7 +290,7 @@ fn decode(wire: &[WireEvent]) -> Vec<Event> {
                 app_limited,
                 largest_acked,
             } => Event::EndAcks {
-                at: at(dt),
+                at: b.at(dt),
                 in_flight,
                 app_limited,
                 largest_acked,
@@ -222,17 +299,41 @@ fn decode(wire: &[WireEvent]) -> Vec<Event> {
                 dt,
                 age,
                 persistent,
+                ecn,
                 lost_bytes,
+                dpn,
             } => {
-                let now = at(dt);
+                let now = b.at(dt);
                 Event::Congestion {
                     at: now,
                     sent: undiff(now, age.wrapping_neg()),
                     persistent,
+                    ecn,
                     lost_bytes,
+                    largest_lost_pn: dpn.map(|d| undiff(b.pn, d)),
                 }
             }
             WireEvent::Mtu { mtu } => Event::Mtu { mtu },
+            WireEvent::PacketSent { dt, bytes, dpn } => Event::PacketSent {
+                at: b.at(dt),
+                bytes,
+                pn: b.pn_sent(dpn),
+            },
+            WireEvent::PacketLost { dt, bytes, dpn } => Event::PacketLost {
+                at: b.at(dt),
+                bytes,
+                pn: undiff(b.pn, dpn),
+            },
+            WireEvent::CwndLimited => Event::CwndLimited,
+            WireEvent::SpuriousCongestion => Event::SpuriousCongestion,
+            WireEvent::AckFrequency {
+                threshold,
+                max_ack_delay_ns,
+            } => Event::AckFrequency {
+                threshold,
+                max_ack_delay_ns,
+            },
+            WireEvent::Metrics => Event::Metrics,
         })
         .collect()
 }
@@ -311,7 +412,8 @@ mod tests {
                 seed: 7,
                 recorded_controller: "cubic".into(),
                 initial_mtu: 1200,
-                quinn_proto: "0.11".into(),
+                stack: "noq".into(),
+                stack_version: "noq-proto 1.4".into(),
             },
             events: vec![
                 Event::Sent {
@@ -333,7 +435,32 @@ mod tests {
                     at: 90_000_010,
                     sent: 10,
                     bytes: 1200,
+                    pn: None,
                     app_limited: false,
+                },
+                Event::Ack {
+                    at: 90_000_010,
+                    sent: 10,
+                    bytes: 1200,
+                    pn: Some(1),
+                    app_limited: false,
+                },
+                Event::PacketSent {
+                    at: 90_000_011,
+                    bytes: 1200,
+                    pn: 3,
+                },
+                Event::Metrics,
+                Event::CwndLimited,
+                Event::PacketLost {
+                    at: 90_000_012,
+                    bytes: 1000,
+                    pn: 1,
+                },
+                Event::SpuriousCongestion,
+                Event::AckFrequency {
+                    threshold: 2,
+                    max_ack_delay_ns: 25_000_000,
                 },
                 Event::Mtu { mtu: 1452 },
                 Event::EndAcks {
@@ -347,7 +474,17 @@ mod tests {
                     at: 5,
                     sent: 90_000_020,
                     persistent: true,
+                    ecn: false,
                     lost_bytes: 0,
+                    largest_lost_pn: None,
+                },
+                Event::Congestion {
+                    at: 6,
+                    sent: 4,
+                    persistent: false,
+                    ecn: true,
+                    lost_bytes: 0,
+                    largest_lost_pn: Some(u64::MAX),
                 },
                 Event::EndAcks {
                     at: u64::MAX,
@@ -373,5 +510,16 @@ mod tests {
         let err = Recording::from_bytes(&gz.finish().unwrap(), "x.gz").unwrap_err();
         assert!(err.to_string().contains("x.gz"), "{err}");
         assert!(Recording::from_bytes(b"plain", "y").is_err());
+    }
+
+    #[test]
+    fn rejects_format_version_1_and_says_how_to_regenerate() {
+        let mut gz = GzEncoder::new(Vec::new(), Compression::fast());
+        gz.write_all(b"CCREC\0\0\x01rest").unwrap();
+        let err = Recording::from_bytes(&gz.finish().unwrap(), "old.ccrec.gz").unwrap_err();
+        assert!(
+            err.to_string().contains("old.ccrec.gz") && err.to_string().contains("--bin record"),
+            "{err}"
+        );
     }
 }

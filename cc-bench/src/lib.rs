@@ -72,11 +72,13 @@ pub mod format;
 pub mod record;
 pub mod replay;
 pub mod scenarios;
+pub mod stack;
 
 pub use event::{Event, EventCounts, RttReading};
 pub use format::{Meta, Recording};
 pub use record::{RecordLog, RecordingFactory, Trace};
 pub use replay::{Replay, RttFidelity, RttPalette, Section};
+pub use stack::{Noq, Quinn, Stack};
 pub mod alloc_count;
 pub mod measure;
 pub mod report;

@@ -4,10 +4,10 @@
 use crate::alloc_count;
 use crate::controllers::{Contender, LedgerFigures, Origin};
 use crate::event::EventCounts;
-use crate::replay::{Replay, RttFidelity, Section};
+use crate::replay::{Replay, RttFidelity, Section, Step};
 use crate::scenarios::{EmulatorSample, RunError, Scenario};
+use crate::stack::Stack;
 use cc_core::SignalConfig;
-use quinn_proto::congestion::Controller;
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.
@@ -41,9 +41,11 @@ pub struct CpuFigures {
     pub origin: Origin,
     /// ACK frames' time (`on_ack` calls plus their `on_end_acks`) per `on_ack`.
     pub ack_ns: f64,
-    /// Per `on_sent`.
+    /// The send path per transmit pass (`on_sent`; on noq with its `on_packet_sent` calls,
+    /// `on_cwnd_limited` and `metrics()` reads).
     pub sent_ns: f64,
-    /// Per `on_congestion_event` (NaN if the recording has none).
+    /// Per `on_congestion_event`, on noq with its `on_packet_lost` calls (NaN if the
+    /// recording has none).
     pub congestion_ns: f64,
     /// The whole replay, untimed inside (no brackets), per `on_ack`.
     pub whole_per_ack_ns: f64,
@@ -66,6 +68,8 @@ impl CpuFigures {
 /// The CPU figures of every controller on one recording.
 #[derive(Debug, Clone)]
 pub struct ReplayCpu {
+    /// The stack (`quinn`, `noq`).
+    pub stack: &'static str,
     /// The recording.
     pub recording: String,
     /// Its callback counts.
@@ -92,7 +96,12 @@ const QUANTITIES: [Quantity; 4] = [
 ];
 
 /// One sample: `times` replays into fresh controllers, returning the summed time.
-fn sample(replay: &Replay, contender: &Contender, quantity: Quantity, times: usize) -> Duration {
+fn sample<S: Stack>(
+    replay: &Replay<S>,
+    contender: &Contender<S>,
+    quantity: Quantity,
+    times: usize,
+) -> Duration {
     let mut total = Duration::ZERO;
     for _ in 0..times {
         let mut c = replay.build(&contender.factory);
@@ -116,13 +125,13 @@ fn median(values: &mut [f64]) -> f64 {
 /// Measures every contender (and `floor`) on `replay`, interleaving them: each repeat goes
 /// round all controllers (starting one further along each time), so slow drifts of the
 /// machine spread over all of them alike.
-pub fn measure_cpu(
-    replay: &Replay,
-    contenders: &[Contender],
-    floor: &Contender,
+pub fn measure_cpu<S: Stack>(
+    replay: &Replay<S>,
+    contenders: &[Contender<S>],
+    floor: &Contender<S>,
     options: &CpuOptions,
 ) -> ReplayCpu {
-    let all: Vec<&Contender> = contenders.iter().chain(std::iter::once(floor)).collect();
+    let all: Vec<&Contender<S>> = contenders.iter().chain(std::iter::once(floor)).collect();
     let counts = replay.counts();
     // Warm up and size the samples.
     let times: Vec<usize> = all
@@ -174,6 +183,7 @@ pub fn measure_cpu(
         whole_per_ack_ns: f64::NAN,
     });
     ReplayCpu {
+        stack: S::NAME,
         recording: replay.name().to_owned(),
         counts,
         fidelity: replay.fidelity(),
@@ -185,11 +195,13 @@ pub fn measure_cpu(
 /// Bytes of controller state per connection.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct MemoryFigures {
+    /// The stack (`quinn`, `noq`).
+    pub stack: &'static str,
     /// The controller.
     pub name: &'static str,
     /// Where it comes from.
     pub origin: Origin,
-    /// `size_of` the controller quinn boxes, bytes.
+    /// `size_of` the controller the stack boxes, bytes.
     pub inline_bytes: usize,
     /// Per recording: heap bytes held after replaying it (counting allocator; `None` when the
     /// allocator is not installed), and the ledger's own figures for a port.
@@ -218,19 +230,28 @@ impl MemoryFigures {
 /// Drives a controller's ledger to both its bounds with `config` (cc-core's defaults: 1024
 /// packets, 128 batches): twice `ledger_batches` transmit passes of
 /// `ceil(ledger_packets / ledger_batches)` packets each, 1 ms apart, none acknowledged.
-pub fn fill_ledger(controller: &mut dyn Controller, origin: Instant, config: &SignalConfig) {
+pub fn fill_ledger<S: Stack>(
+    controller: &mut S::Controller,
+    origin: Instant,
+    config: &SignalConfig,
+) {
     let batches = config.ledger_batches();
     let per = config.ledger_packets().div_ceil(batches) as u64;
     let mut pn = 0u64;
     for i in 0..2 * batches as u64 {
         pn += per;
-        controller.on_sent(origin + Duration::from_millis(i), 1200 * per, pn - 1);
+        let sent = Step::Sent {
+            now: origin + Duration::from_millis(i),
+            bytes: 1200 * per,
+            last_pn: pn - 1,
+        };
+        S::call(controller, &sent, &[]);
     }
 }
 
 /// Measures the memory of one contender: after a replay of each recording, and (ports) with
 /// the ledger at its bound.
-pub fn measure_memory(contender: &Contender, replays: &[Replay]) -> MemoryFigures {
+pub fn measure_memory<S: Stack>(contender: &Contender<S>, replays: &[Replay<S>]) -> MemoryFigures {
     let counting = alloc_count::installed();
     let mut after_replay = Vec::new();
     for replay in replays {
@@ -247,12 +268,13 @@ pub fn measure_memory(contender: &Contender, replays: &[Replay]) -> MemoryFigure
     let at_bound = contender.ledger.and_then(|read| {
         let origin = Instant::now();
         let before = alloc_count::snapshot();
-        let mut c = contender.factory.clone().build(origin, 1200);
-        fill_ledger(c.as_mut(), origin, &SignalConfig::default());
+        let mut c = S::build(&contender.factory, origin, 1200);
+        fill_ledger::<S>(c.as_mut(), origin, &SignalConfig::default());
         let held = alloc_count::snapshot().since(&before).1 - contender.inline_bytes as i64;
         read(c).map(|l| (l, counting.then_some(held)))
     });
     MemoryFigures {
+        stack: S::NAME,
         name: contender.name,
         origin: contender.origin,
         inline_bytes: contender.inline_bytes,

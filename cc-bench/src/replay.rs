@@ -1,11 +1,12 @@
-//! Replays a [`Recording`] into any quinn `Controller`, through quinn's trait.
+//! Replays a [`Recording`] into any controller of the stack it was recorded on, through the
+//! stack's `Controller` trait ([`Stack::call`]).
 //!
 //! [`Replay::new`] decodes the recording once into a `Vec` of steps holding `Instant`s and an
 //! index into a table of real `RttEstimator`s; replaying walks that `Vec` and makes one call per
 //! step, with no allocation, no lookup and no decoding in the loop (checked by the
 //! `replay_does_not_allocate` test with a counting allocator).
 //!
-//! The estimators come from an [`RttPalette`]: copies of the estimators quinn passed to a live
+//! The estimators come from an [`RttPalette`]: copies of the estimators the stack passed to a live
 //! controller, taken by [`crate::RecordingFactory`] in a run of the recording's own scenario.
 //! A recording stores only the readings (`get`, `conservative`, `min`); each is matched to a
 //! captured estimator with exactly those readings, or failing that the nearest one
@@ -14,33 +15,52 @@
 use crate::event::{Event, EventCounts, RttReading};
 use crate::format::Recording;
 use crate::record::Trace;
-use quinn_proto::RttEstimator;
-use quinn_proto::congestion::{Controller, ControllerFactory};
+use crate::stack::Stack;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-/// Real quinn estimators, by their readings.
-#[derive(Clone, Default)]
-pub struct RttPalette {
-    estimators: HashMap<RttReading, RttEstimator>,
+/// Real estimators of stack `S`, by their readings.
+pub struct RttPalette<S: Stack> {
+    estimators: HashMap<RttReading, S::Estimator>,
 }
 
-impl std::fmt::Debug for RttPalette {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "RttPalette({} estimators)", self.estimators.len())
+impl<S: Stack> Default for RttPalette<S> {
+    fn default() -> Self {
+        Self {
+            estimators: HashMap::new(),
+        }
     }
 }
 
-impl RttPalette {
+impl<S: Stack> Clone for RttPalette<S> {
+    fn clone(&self) -> Self {
+        Self {
+            estimators: self.estimators.clone(),
+        }
+    }
+}
+
+impl<S: Stack> std::fmt::Debug for RttPalette<S> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "RttPalette<{}>({} estimators)",
+            S::NAME,
+            self.estimators.len()
+        )
+    }
+}
+
+impl<S: Stack> RttPalette<S> {
     /// An empty palette.
     pub fn new() -> Self {
         Self::default()
     }
 
     /// Adds the estimators a recorded controller saw.
-    pub fn add_trace(&mut self, trace: &Trace) {
+    pub fn add_trace(&mut self, trace: &Trace<S>) {
         self.estimators.extend(trace.estimators.iter().copied());
     }
 
@@ -56,7 +76,7 @@ impl RttPalette {
 
     /// The estimator with `reading`, or else the nearest (sum of absolute differences);
     /// `true` when exact.
-    pub fn resolve(&self, reading: &RttReading) -> Option<(RttEstimator, bool)> {
+    pub fn resolve(&self, reading: &RttReading) -> Option<(S::Estimator, bool)> {
         if let Some(e) = self.estimators.get(reading) {
             return Some((*e, true));
         }
@@ -88,65 +108,172 @@ pub enum ReplayError {
     /// An `on_ack` came before any RTT reading (not a recording made by `RecordingFactory`).
     #[error("recording {0}: on_ack before any RTT reading")]
     AckWithoutRtt(String),
+    /// The recording was made on another stack, or holds a call this stack does not make.
+    #[error(
+        "recording {name}: recorded on {recorded}, which makes calls {replay}'s controllers do not have (event {index}: {event:?})"
+    )]
+    WrongStack {
+        /// The recording.
+        name: String,
+        /// The stack it was recorded on.
+        recorded: String,
+        /// The stack asked to replay it.
+        replay: &'static str,
+        /// The first event the stack cannot deliver.
+        index: usize,
+        /// That event.
+        event: Event,
+    },
 }
 
-/// One pre-decoded callback.
+/// One pre-decoded callback: an [`Event`] with its times as `Instant`s, ready for
+/// [`Stack::call`]. Arguments one stack does not pass are zero in a recording of the other.
 #[derive(Debug, Clone, Copy)]
-enum Step {
+pub enum Step {
+    /// `on_sent`.
     Sent {
+        /// `now`.
         now: Instant,
+        /// Bytes in the transmit pass.
         bytes: u64,
+        /// Its last packet number.
         last_pn: u64,
     },
+    /// `on_ack`.
     Ack {
+        /// `now`.
         now: Instant,
+        /// When the packet was sent.
         sent: Instant,
+        /// Its size.
         bytes: u64,
+        /// Its number (noq).
+        pn: u64,
+        /// `app_limited`.
         app_limited: bool,
+        /// Index of the estimator in the replay's table.
         rtt: u32,
     },
+    /// `on_end_acks`.
     EndAcks {
+        /// `now`.
         now: Instant,
+        /// Bytes in flight.
         in_flight: u64,
+        /// `app_limited`.
         app_limited: bool,
+        /// Largest acknowledged packet number.
         largest: Option<u64>,
     },
+    /// `on_congestion_event`.
     Congestion {
+        /// `now`.
         now: Instant,
+        /// Send time of the largest lost packet.
         sent: Instant,
+        /// `is_persistent_congestion`.
         persistent: bool,
+        /// `is_ecn` (noq).
+        ecn: bool,
+        /// Bytes lost.
         lost_bytes: u64,
+        /// Largest lost packet number (noq).
+        largest_lost_pn: u64,
     },
+    /// `on_mtu_update`.
     Mtu(u16),
+    /// noq's `on_packet_sent`.
+    PacketSent {
+        /// `now`.
+        now: Instant,
+        /// The packet's size.
+        bytes: u16,
+        /// Its number.
+        pn: u64,
+    },
+    /// noq's `on_packet_lost`.
+    PacketLost {
+        /// `now`.
+        now: Instant,
+        /// The packet's size.
+        bytes: u16,
+        /// Its number.
+        pn: u64,
+    },
+    /// noq's `on_cwnd_limited`.
+    CwndLimited,
+    /// noq's `on_spurious_congestion_event`.
+    SpuriousCongestion,
+    /// noq's `on_ack_frequency_update`.
+    AckFrequency {
+        /// `ack_eliciting_threshold`.
+        threshold: u64,
+        /// `requested_max_ack_delay`.
+        max_ack_delay: Duration,
+    },
+    /// A `metrics()` read (noq).
+    Metrics,
+}
+
+impl Step {
+    /// Part of the send path: `on_sent` and (noq) `on_packet_sent`, `on_cwnd_limited` and the
+    /// `metrics()` reads.
+    fn is_send_path(&self) -> bool {
+        matches!(
+            self,
+            Self::Sent { .. } | Self::PacketSent { .. } | Self::CwndLimited | Self::Metrics
+        )
+    }
+
+    /// Part of a loss: `on_congestion_event` and (noq) `on_packet_lost`.
+    fn is_loss(&self) -> bool {
+        matches!(self, Self::Congestion { .. } | Self::PacketLost { .. })
+    }
 }
 
 /// Which callbacks [`Replay::run_timed`] times.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Section {
-    /// ACK frames: each maximal run of `on_ack` calls (and any `on_mtu_update` quinn makes
+    /// ACK frames: each maximal run of `on_ack` calls (and any `on_mtu_update` the stack makes
     /// among them) with the `on_end_acks` that closes it, timed as one bracket.
     AckFrames,
-    /// Each `on_sent`, one bracket each.
+    /// The send path, one bracket per call: each `on_sent` and, on noq, each
+    /// `on_packet_sent`, `on_cwnd_limited` and `metrics()` read.
     Sent,
-    /// Each `on_congestion_event`, one bracket each.
+    /// Losses, one bracket per call: each `on_congestion_event` and, on noq, each
+    /// `on_packet_lost`.
     Congestion,
 }
 
-/// A recording decoded for replay.
-#[derive(Clone)]
-pub struct Replay {
+/// A recording decoded for replay into stack `S`'s controllers.
+pub struct Replay<S: Stack> {
     name: String,
     origin: Instant,
     initial_mtu: u16,
     steps: Vec<Step>,
-    estimators: Vec<RttEstimator>,
+    estimators: Vec<S::Estimator>,
     counts: EventCounts,
     fidelity: RttFidelity,
 }
 
-impl std::fmt::Debug for Replay {
+impl<S: Stack> Clone for Replay<S> {
+    fn clone(&self) -> Self {
+        Self {
+            name: self.name.clone(),
+            origin: self.origin,
+            initial_mtu: self.initial_mtu,
+            steps: self.steps.clone(),
+            estimators: self.estimators.clone(),
+            counts: self.counts,
+            fidelity: self.fidelity,
+        }
+    }
+}
+
+impl<S: Stack> std::fmt::Debug for Replay<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay")
+            .field("stack", &S::NAME)
             .field("name", &self.name)
             .field("steps", &self.steps.len())
             .field("counts", &self.counts)
@@ -155,10 +282,22 @@ impl std::fmt::Debug for Replay {
     }
 }
 
-impl Replay {
-    /// Decodes `recording`, taking `on_ack`'s estimators from `palette`.
-    pub fn new(recording: &Recording, palette: &RttPalette) -> Result<Self, ReplayError> {
+impl<S: Stack> Replay<S> {
+    /// Decodes `recording`, taking `on_ack`'s estimators from `palette`. Refuses a recording
+    /// made on another stack.
+    pub fn new(recording: &Recording, palette: &RttPalette<S>) -> Result<Self, ReplayError> {
         let name = recording.meta.name.clone();
+        let wrong_stack = |index: usize, event: Event| ReplayError::WrongStack {
+            name: name.clone(),
+            recorded: recording.meta.stack.clone(),
+            replay: S::NAME,
+            index,
+            event,
+        };
+        if recording.meta.stack != S::NAME {
+            let first = recording.events.first().copied().unwrap_or(Event::Metrics);
+            return Err(wrong_stack(0, first));
+        }
         if palette.is_empty() {
             return Err(ReplayError::EmptyPalette(name));
         }
@@ -167,7 +306,10 @@ impl Replay {
         let mut steps = Vec::with_capacity(recording.events.len());
         let mut estimators = Vec::new();
         let mut fidelity = RttFidelity::default();
-        for event in &recording.events {
+        for (index, event) in recording.events.iter().enumerate() {
+            if !S::delivers(event) {
+                return Err(wrong_stack(index, *event));
+            }
             steps.push(match *event {
                 Event::Rtt(reading) => {
                     let Some((estimator, exact)) = palette.resolve(&reading) else {
@@ -177,7 +319,7 @@ impl Replay {
                     if exact {
                         fidelity.exact += 1;
                     } else {
-                        let got = RttReading::of(&estimator);
+                        let got = S::reading(&estimator);
                         fidelity.worst_distance_ns =
                             fidelity.worst_distance_ns.max(got.distance(&reading));
                     }
@@ -193,6 +335,7 @@ impl Replay {
                     at,
                     sent,
                     bytes,
+                    pn,
                     app_limited,
                 } => {
                     let Some(rtt) = estimators.len().checked_sub(1) else {
@@ -202,6 +345,7 @@ impl Replay {
                         now: t(at),
                         sent: t(sent),
                         bytes,
+                        pn: pn.unwrap_or(0),
                         app_limited,
                         rtt: u32::try_from(rtt).unwrap_or(u32::MAX),
                     }
@@ -221,14 +365,38 @@ impl Replay {
                     at,
                     sent,
                     persistent,
+                    ecn,
                     lost_bytes,
+                    largest_lost_pn,
                 } => Step::Congestion {
                     now: t(at),
                     sent: t(sent),
                     persistent,
+                    ecn,
                     lost_bytes,
+                    largest_lost_pn: largest_lost_pn.unwrap_or(0),
                 },
                 Event::Mtu { mtu } => Step::Mtu(mtu),
+                Event::PacketSent { at, bytes, pn } => Step::PacketSent {
+                    now: t(at),
+                    bytes,
+                    pn,
+                },
+                Event::PacketLost { at, bytes, pn } => Step::PacketLost {
+                    now: t(at),
+                    bytes,
+                    pn,
+                },
+                Event::CwndLimited => Step::CwndLimited,
+                Event::SpuriousCongestion => Step::SpuriousCongestion,
+                Event::AckFrequency {
+                    threshold,
+                    max_ack_delay_ns,
+                } => Step::AckFrequency {
+                    threshold,
+                    max_ack_delay: Duration::from_nanos(max_ack_delay_ns),
+                },
+                Event::Metrics => Step::Metrics,
             });
         }
         Ok(Self {
@@ -257,20 +425,20 @@ impl Replay {
         self.fidelity
     }
 
-    /// A fresh controller from `factory`, built as quinn builds one (at the recording's time
+    /// A fresh controller from `factory`, built as the stack builds one (at the recording's time
     /// zero, with its initial MTU).
-    pub fn build(&self, factory: &Arc<dyn ControllerFactory + Send + Sync>) -> Box<dyn Controller> {
-        factory.clone().build(self.origin, self.initial_mtu)
+    pub fn build(&self, factory: &Arc<S::Factory>) -> Box<S::Controller> {
+        S::build(factory, self.origin, self.initial_mtu)
     }
 
     /// Makes every call of the recording on `controller`, untimed. Returns the final window
     /// (so the calls cannot be optimised away).
     #[inline(never)]
-    pub fn run(&self, controller: &mut dyn Controller) -> u64 {
+    pub fn run(&self, controller: &mut S::Controller) -> u64 {
         for step in &self.steps {
             self.call(controller, step);
         }
-        black_box(controller.window())
+        black_box(S::window(controller))
     }
 
     /// Makes every call of the recording on `controller`, calling `inspect` with the
@@ -278,8 +446,8 @@ impl Replay {
     /// [`crate::Trace::windows`]).
     pub fn run_inspect(
         &self,
-        controller: &mut dyn Controller,
-        mut inspect: impl FnMut(&dyn Controller),
+        controller: &mut S::Controller,
+        mut inspect: impl FnMut(&S::Controller),
     ) {
         for step in &self.steps {
             self.call(controller, step);
@@ -291,54 +459,20 @@ impl Replay {
     /// in `section` only (see [`Section`]). Each bracket is two `Instant::now()` calls; what
     /// they cost shows in the floor controller's figure.
     #[inline(never)]
-    pub fn run_timed(&self, controller: &mut dyn Controller, section: Section) -> Duration {
+    pub fn run_timed(&self, controller: &mut S::Controller, section: Section) -> Duration {
         match section {
             Section::AckFrames => self.time_frames(controller),
-            Section::Sent => self.time_each(controller, |s| matches!(s, Step::Sent { .. })),
-            Section::Congestion => {
-                self.time_each(controller, |s| matches!(s, Step::Congestion { .. }))
-            }
+            Section::Sent => self.time_each(controller, Step::is_send_path),
+            Section::Congestion => self.time_each(controller, Step::is_loss),
         }
     }
 
     #[inline(always)]
-    fn call(&self, c: &mut dyn Controller, step: &Step) {
-        match *step {
-            Step::Sent {
-                now,
-                bytes,
-                last_pn,
-            } => c.on_sent(now, bytes, last_pn),
-            Step::Ack {
-                now,
-                sent,
-                bytes,
-                app_limited,
-                rtt,
-            } => c.on_ack(
-                now,
-                sent,
-                bytes,
-                app_limited,
-                &self.estimators[rtt as usize],
-            ),
-            Step::EndAcks {
-                now,
-                in_flight,
-                app_limited,
-                largest,
-            } => c.on_end_acks(now, in_flight, app_limited, largest),
-            Step::Congestion {
-                now,
-                sent,
-                persistent,
-                lost_bytes,
-            } => c.on_congestion_event(now, sent, persistent, lost_bytes),
-            Step::Mtu(mtu) => c.on_mtu_update(mtu),
-        }
+    fn call(&self, c: &mut S::Controller, step: &Step) {
+        S::call(c, step, &self.estimators);
     }
 
-    fn time_frames(&self, c: &mut dyn Controller) -> Duration {
+    fn time_frames(&self, c: &mut S::Controller) -> Duration {
         let mut total = Duration::ZERO;
         let mut start: Option<Instant> = None;
         for step in &self.steps {
@@ -360,7 +494,7 @@ impl Replay {
         total
     }
 
-    fn time_each(&self, c: &mut dyn Controller, timed: impl Fn(&Step) -> bool) -> Duration {
+    fn time_each(&self, c: &mut S::Controller, timed: impl Fn(&Step) -> bool) -> Duration {
         let mut total = Duration::ZERO;
         for step in &self.steps {
             if timed(step) {

@@ -1,13 +1,14 @@
-//! Markdown tables of the measurements, with ratios to quinn's NewReno and Cubic from the same
-//! run, and the targets of issue 7 checked against them.
+//! Markdown tables of the measurements, with ratios to the host stack's NewReno and Cubic
+//! (quinn's on quinn, noq's on noq) from the same run, and the targets of issues 7 and 18
+//! checked against them.
 
 use crate::controllers::Origin;
 use crate::measure::{CpuFigures, EmulatorFigures, MemoryFigures, ReplayCpu};
 use std::fmt::Write;
 
-/// Per-ACK cost target against quinn's NewReno (issue 7).
+/// Per-ACK cost target against the host stack's NewReno (issue 7).
 pub const TARGET_VS_NEWRENO: f64 = 1.5;
-/// Per-ACK cost target against quinn's Cubic (issue 7).
+/// Per-ACK cost target against the host stack's Cubic (issues 7 and 18).
 pub const TARGET_VS_CUBIC: f64 = 1.0;
 /// Controller state target per connection, bytes (issue 7).
 pub const TARGET_STATE_BYTES: usize = 4096;
@@ -96,14 +97,28 @@ fn find<'a>(rows: &'a [CpuFigures], name: &str) -> Option<&'a CpuFigures> {
     rows.iter().find(|r| r.name == name)
 }
 
+/// The names of `stack`'s own NewReno and Cubic in the tables (`quinn-newreno`, ...).
+fn baselines(stack: &str) -> (String, String) {
+    (format!("{stack}-newreno"), format!("{stack}-cubic"))
+}
+
 /// The CPU table of one recording.
 pub fn cpu_table(out: &mut String, cpu: &ReplayCpu, description: &str) {
     let c = &cpu.counts;
+    let noq_calls = if c.packet_sent + c.packet_lost + c.metrics + c.other > 0 {
+        format!(
+            ", {} `on_packet_sent`, {} `on_packet_lost`, {} `metrics()` reads, {} other calls",
+            c.packet_sent, c.packet_lost, c.metrics, c.other
+        )
+    } else {
+        String::new()
+    };
     let _ = writeln!(
         out,
-        "#### `{}`: {description}\n\n{} `on_ack` in {} ACK frames, {} `on_sent`, {} congestion events, {} MTU updates; \
+        "#### `{}` on {}: {description}\n\n{} `on_ack` in {} ACK frames, {} `on_sent`, {} congestion events, {} MTU updates{noq_calls}; \
          RTT estimators matched the recorded readings exactly for {}/{} readings.\n",
         cpu.recording,
+        cpu.stack,
         c.acks,
         c.end_acks,
         c.sent,
@@ -112,14 +127,15 @@ pub fn cpu_table(out: &mut String, cpu: &ReplayCpu, description: &str) {
         cpu.fidelity.exact,
         cpu.fidelity.readings,
     );
+    let (newreno_name, cubic_name) = baselines(cpu.stack);
     let net: Vec<CpuFigures> = cpu.rows.iter().map(|r| r.net_of(&cpu.floor)).collect();
-    let newreno = find(&net, "quinn-newreno").map_or(f64::NAN, |r| r.ack_ns);
-    let cubic = find(&net, "quinn-cubic").map_or(f64::NAN, |r| r.ack_ns);
-    let raw_newreno = find(&cpu.rows, "quinn-newreno").map_or(f64::NAN, |r| r.ack_ns);
-    let raw_cubic = find(&cpu.rows, "quinn-cubic").map_or(f64::NAN, |r| r.ack_ns);
+    let newreno = find(&net, &newreno_name).map_or(f64::NAN, |r| r.ack_ns);
+    let cubic = find(&net, &cubic_name).map_or(f64::NAN, |r| r.ack_ns);
+    let raw_newreno = find(&cpu.rows, &newreno_name).map_or(f64::NAN, |r| r.ack_ns);
+    let raw_cubic = find(&cpu.rows, &cubic_name).map_or(f64::NAN, |r| r.ack_ns);
     let _ = writeln!(
         out,
-        "| controller | ns per ACK | vs NewReno | vs Cubic | ns per ACK incl. replay loop (vs NewReno, Cubic) | ns per `on_sent` | ns per congestion event | all callbacks, ns per ACK |\n|---|---:|---:|---:|---:|---:|---:|---:|"
+        "| controller | ns per ACK | vs NewReno | vs Cubic | ns per ACK incl. replay loop (vs NewReno, Cubic) | ns per transmit pass | ns per congestion event | all callbacks, ns per ACK |\n|---|---:|---:|---:|---:|---:|---:|---:|"
     );
     for (raw, n) in cpu.rows.iter().zip(&net) {
         let _ = writeln!(
@@ -235,51 +251,57 @@ pub fn targets(
     emulator: &[EmulatorFigures],
 ) {
     let _ = writeln!(out, "| target | result |\n|---|---|");
-    let ports: Vec<&str> = cpu
-        .first()
-        .map(|c| {
-            c.rows
-                .iter()
-                .filter(|r| r.origin == Origin::Port)
-                .map(|r| r.name)
-                .collect()
-        })
-        .unwrap_or_default();
-    for (base, limit) in [
-        ("quinn-newreno", TARGET_VS_NEWRENO),
-        ("quinn-cubic", TARGET_VS_CUBIC),
-    ] {
-        for port in &ports {
-            // The worst ratio over the recordings, net of the floor and including it.
-            let worst = |net_of_floor: bool| {
-                cpu.iter()
-                    .filter_map(|c| {
-                        let rows: Vec<CpuFigures> = if net_of_floor {
-                            c.rows.iter().map(|r| r.net_of(&c.floor)).collect()
-                        } else {
-                            c.rows.clone()
-                        };
-                        let p = find(&rows, port)?.ack_ns;
-                        let b = find(&rows, base)?.ack_ns;
-                        ratio(p, b).map(|r| (r, c.recording.clone()))
-                    })
-                    .max_by(|a, b| a.0.total_cmp(&b.0))
-            };
-            let raw = worst(false).map_or_else(String::new, |(r, rec)| {
-                format!("; including the replay loop {r:.2}x (`{rec}`)")
-            });
-            let result = match worst(true) {
-                Some((r, rec)) if r <= limit => format!("met: worst {r:.2}x (`{rec}`){raw}"),
-                Some((r, rec)) => format!(
-                    "**missed** by {:.0}%: worst {r:.2}x (`{rec}`){raw}",
-                    (r / limit - 1.0) * 100.0
-                ),
-                None => format!("not measurable: {base}'s net cost is within the noise{raw}"),
-            };
-            let _ = writeln!(
-                out,
-                "| {port}: per-ACK cost <= {limit}x {base} | {result} |"
-            );
+    let mut stacks: Vec<&str> = cpu.iter().map(|c| c.stack).collect();
+    stacks.dedup();
+    for stack in stacks {
+        let on_stack: Vec<&ReplayCpu> = cpu.iter().filter(|c| c.stack == stack).collect();
+        let ports: Vec<&str> = on_stack
+            .first()
+            .map(|c| {
+                c.rows
+                    .iter()
+                    .filter(|r| r.origin == Origin::Port)
+                    .map(|r| r.name)
+                    .collect()
+            })
+            .unwrap_or_default();
+        let (newreno, cubic) = baselines(stack);
+        for (base, limit) in [(newreno, TARGET_VS_NEWRENO), (cubic, TARGET_VS_CUBIC)] {
+            for port in &ports {
+                // The worst ratio over the recordings, net of the floor and including it.
+                let worst = |net_of_floor: bool| {
+                    on_stack
+                        .iter()
+                        .filter_map(|c| {
+                            let rows: Vec<CpuFigures> = if net_of_floor {
+                                c.rows.iter().map(|r| r.net_of(&c.floor)).collect()
+                            } else {
+                                c.rows.clone()
+                            };
+                            let p = find(&rows, port)?.ack_ns;
+                            let b = find(&rows, &base)?.ack_ns;
+                            ratio(p, b).map(|r| (r, c.recording.clone()))
+                        })
+                        .max_by(|a, b| a.0.total_cmp(&b.0))
+                };
+                let raw = worst(false).map_or_else(String::new, |(r, rec)| {
+                    format!("; including the replay loop {r:.2}x (`{rec}`)")
+                });
+                let result = match worst(true) {
+                    Some((r, rec)) if r <= limit => format!("met: worst {r:.2}x (`{rec}`){raw}"),
+                    Some((r, rec)) => format!(
+                        "**missed** by {:.0}%: worst {r:.2}x (`{rec}`){raw}",
+                        (r / limit - 1.0) * 100.0
+                    ),
+                    None => {
+                        format!("not measurable: {base}'s net cost is within the noise{raw}")
+                    }
+                };
+                let _ = writeln!(
+                    out,
+                    "| {port} on {stack}: per-ACK cost <= {limit}x {base} | {result} |"
+                );
+            }
         }
     }
     for row in memory.iter().filter(|m| m.origin == Origin::Port) {
@@ -294,8 +316,8 @@ pub fn targets(
         };
         let _ = writeln!(
             out,
-            "| {}: state incl. ledger <= 4 KiB | {result} |",
-            row.name
+            "| {} on {}: state incl. ledger <= 4 KiB | {result} |",
+            row.name, row.stack
         );
     }
     if let Some(m) = emulator

@@ -3,18 +3,17 @@
 use crate::format::{Meta, Recording};
 use crate::record::RecordingFactory;
 use crate::replay::RttPalette;
+use crate::stack::Stack;
+use netsim::noq_pair::{NoqPair, NoqPairError};
 use netsim::quinn_pair::{QuinnPair, QuinnPairError, TransferReport};
 use netsim::{
     DirectionConfig, ErrorModelConfig, LinkConfig, MobilityConfig, PathModelConfig, Rate,
     virtual_runtime,
 };
-use quinn_proto::congestion::{ControllerFactory, CubicConfig};
+use quinn_proto::congestion::ControllerFactory;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
-
-/// The quinn-proto version the workspace is built against (for recording metadata).
-pub const QUINN_PROTO: &str = "0.11";
 
 /// A netsim run failed.
 #[derive(Debug, thiserror::Error)]
@@ -25,6 +24,9 @@ pub enum RunError {
     /// netsim or quinn reported an error.
     #[error(transparent)]
     Pair(#[from] QuinnPairError),
+    /// netsim or noq reported an error.
+    #[error(transparent)]
+    NoqPair(#[from] NoqPairError),
     /// The recorder saw no controller.
     #[error("scenario {0}: the recording factory built no controller")]
     NothingRecorded(&'static str),
@@ -59,8 +61,8 @@ fn manet(speed: f64) -> LinkConfig {
     LinkConfig::default().with_path(PathModelConfig::Mobility(MobilityConfig::with_speed(speed)))
 }
 
-/// The three recorded paths. Each is a client-to-server bulk transfer with quinn's Cubic (its
-/// default controller) on the client; every link direction has netsim's defaults (45 ms
+/// The three recorded paths. Each is a client-to-server bulk transfer with the stack's Cubic
+/// (its default controller, on quinn and on noq) on the client; every link direction has netsim's defaults (45 ms
 /// one-way delay per hop, a 50-packet drop-tail queue, 1472-byte MTU) unless stated.
 pub fn recording_scenarios() -> Vec<Scenario> {
     vec![
@@ -129,9 +131,14 @@ pub fn recordings_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("recordings")
 }
 
-/// A recording's file name.
-pub fn recording_file(name: &str) -> PathBuf {
-    recordings_dir().join(format!("{name}.ccrec.gz"))
+/// A recording's file: `<name>.ccrec.gz` on quinn (the first stack recorded), and
+/// `<name>-<stack>.ccrec.gz` on any other.
+pub fn recording_file<S: Stack>(name: &str) -> PathBuf {
+    if S::NAME == crate::Quinn::NAME {
+        recordings_dir().join(format!("{name}.ccrec.gz"))
+    } else {
+        recordings_dir().join(format!("{name}-{}.ccrec.gz", S::NAME))
+    }
 }
 
 impl Scenario {
@@ -157,11 +164,32 @@ impl Scenario {
         Ok(report)
     }
 
-    /// Records the client controller's callbacks (quinn Cubic under a [`RecordingFactory`]);
-    /// also returns the estimators it saw.
-    pub fn record(&self) -> Result<(Recording, RttPalette), RunError> {
-        let recorder = Arc::new(RecordingFactory::new(CubicConfig::default()));
-        self.run(recorder.clone())?;
+    /// The same transfer on noq, with `factory` as the client's controller.
+    pub fn run_noq(
+        &self,
+        factory: Arc<dyn noq::congestion::ControllerFactory + Send + Sync>,
+    ) -> Result<TransferReport<noq::ConnectionStats>, RunError> {
+        let runtime = virtual_runtime()?;
+        let report = runtime.block_on(async {
+            let mut transport = noq::TransportConfig::default();
+            transport.congestion_controller_factory(factory);
+            transport.max_idle_timeout(None);
+            let mut server = noq::TransportConfig::default();
+            server.max_idle_timeout(None);
+            let pair = NoqPair::builder(self.link.clone(), self.seed)
+                .client_transport(Arc::new(transport))
+                .server_transport(Arc::new(server))
+                .build()?;
+            pair.transfer_for(self.duration).await
+        })?;
+        Ok(report)
+    }
+
+    /// Records the client controller's callbacks on stack `S` (its Cubic under a
+    /// [`RecordingFactory`]); also returns the estimators it saw.
+    pub fn record<S: Stack>(&self) -> Result<(Recording, RttPalette<S>), RunError> {
+        let recorder = Arc::new(RecordingFactory::<S>::new(S::cubic()));
+        S::run(self, S::recorder(recorder.clone()))?;
         let log = recorder.take();
         let trace = log
             .traces
@@ -175,9 +203,10 @@ impl Scenario {
                 name: self.name.to_owned(),
                 description: self.description.to_owned(),
                 seed: self.seed,
-                recorded_controller: "quinn-cubic".to_owned(),
+                recorded_controller: format!("{}-cubic", S::NAME),
                 initial_mtu: trace.initial_mtu,
-                quinn_proto: QUINN_PROTO.to_owned(),
+                stack: S::NAME.to_owned(),
+                stack_version: S::VERSION.to_owned(),
             },
             events: trace.events,
         };

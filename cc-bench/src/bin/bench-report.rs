@@ -1,17 +1,19 @@
 //! Runs the controller-cost, memory and emulator-speed measurements and writes a markdown
-//! report with ratios to quinn's NewReno and Cubic measured in the same run.
+//! report with ratios to the host stack's NewReno and Cubic (quinn's, noq's) measured in the same
+//! run.
 //!
 //! ```text
 //! cargo run --release -p cc-bench --bin bench-report -- --wait-quiet 600 --out report.md
 //! ```
 
 use cc_bench::alloc_count::CountingAlloc;
-use cc_bench::controllers::{contenders, floor};
-use cc_bench::measure::{CpuOptions, measure_cpu, measure_emulator, measure_memory};
+use cc_bench::measure::{
+    CpuOptions, MemoryFigures, ReplayCpu, measure_cpu, measure_emulator, measure_memory,
+};
 use cc_bench::report::{self, Machine, load_average};
 use cc_bench::scenarios::{emulator_scenarios, recording_file, recording_scenarios};
-use cc_bench::{Recording, Replay};
-use clap::Parser;
+use cc_bench::{Noq, Quinn, Recording, Replay, Stack};
+use clap::{Parser, ValueEnum};
 use std::fmt::Write;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
@@ -19,7 +21,19 @@ use std::time::{Duration, Instant};
 #[global_allocator]
 static ALLOC: CountingAlloc = CountingAlloc;
 
-/// Controller CPU cost and memory against quinn's own, and emulator speed, as markdown.
+/// Which stacks' recordings to replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Stacks {
+    /// quinn 0.11 only.
+    Quinn,
+    /// noq 1.x only.
+    Noq,
+    /// Both, quinn first.
+    Both,
+}
+
+/// Controller CPU cost and memory against the host stack's own controllers (quinn's and
+/// noq's), and emulator speed, as markdown.
 #[derive(Debug, Parser)]
 #[command(name = "bench-report")]
 struct Args {
@@ -38,6 +52,9 @@ struct Args {
     /// Smoke-test settings: 3 repeats, 1 ms samples, 1 emulator run. Not for publishing.
     #[arg(long)]
     quick: bool,
+    /// The stacks whose recordings are replayed, each into its own controllers and the ports.
+    #[arg(long, value_enum, default_value_t = Stacks::Both)]
+    stack: Stacks,
     /// Leave out the emulator-speed runs.
     #[arg(long)]
     skip_emulator: bool,
@@ -83,38 +100,18 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     let mut machine = Machine::detect(command);
     let started = Instant::now();
 
-    // Recordings, and real RTT estimators from a re-run of each recording's scenario.
-    let mut replays = Vec::new();
-    let mut descriptions = Vec::new();
-    for scenario in recording_scenarios() {
-        let committed = Recording::load(&recording_file(scenario.name))?;
-        let (fresh, palette) = scenario.record()?;
-        if fresh != committed {
-            eprintln!(
-                "note: a re-run of {} differs from the committed recording; on_ack gets the nearest captured estimators",
-                scenario.name
-            );
-        }
-        replays.push(Replay::new(&committed, &palette)?);
-        descriptions.push(committed.meta.description.clone());
-    }
-
-    let contenders = contenders();
-    let floor = floor();
     let options = CpuOptions {
         repeats: args.repeats,
         min_sample: Duration::from_millis(args.min_sample_ms),
         ..CpuOptions::default()
     };
-    let mut cpu = Vec::new();
-    for replay in &replays {
-        eprintln!("replaying {} ...", replay.name());
-        cpu.push(measure_cpu(replay, &contenders, &floor, &options));
+    let mut measured = Vec::new();
+    if args.stack != Stacks::Noq {
+        measured.push(measure_stack::<Quinn>(&options)?);
     }
-    let memory: Vec<_> = contenders
-        .iter()
-        .map(|c| measure_memory(c, &replays))
-        .collect();
+    if args.stack != Stacks::Quinn {
+        measured.push(measure_stack::<Noq>(&options)?);
+    }
     let mut emulator = Vec::new();
     if !args.skip_emulator {
         for scenario in emulator_scenarios() {
@@ -151,10 +148,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         out,
         "### Controller CPU cost\n\nns per ACK = (time of each ACK frame's `on_ack` calls and its `on_end_acks`) / `on_ack` calls. \
          Figures are net of the no-op floor (the same replay into a controller that does nothing), \
-         the column \"incl. replay loop\" is before subtracting it. Ratios are to quinn's controllers in the same run.\n"
+         the column \"incl. replay loop\" is before subtracting it. Ratios are to the host stack's own controllers in the same run; \
+         on noq a transmit pass includes its `on_packet_sent` calls and the `metrics()` reads of noq's send path.\n"
     );
-    for (c, d) in cpu.iter().zip(&descriptions) {
-        report::cpu_table(&mut out, c, d);
+    for m in &measured {
+        for (c, d) in m.cpu.iter().zip(&m.descriptions) {
+            report::cpu_table(&mut out, c, d);
+        }
     }
     let bounds = cc_core::SignalConfig::default();
     let _ = writeln!(
@@ -165,7 +165,10 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         bounds.ledger_packets(),
         bounds.ledger_batches()
     );
-    report::memory_table(&mut out, &memory);
+    for m in &measured {
+        let _ = writeln!(out, "#### On {}\n", m.stack);
+        report::memory_table(&mut out, &m.memory);
+    }
     if !emulator.is_empty() {
         let _ = writeln!(
             out,
@@ -175,7 +178,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         report::emulator_table(&mut out, &emulator);
     }
-    let _ = writeln!(out, "### Targets (issue 7)\n");
+    let _ = writeln!(out, "### Targets (issues 7 and 18)\n");
+    let cpu: Vec<ReplayCpu> = measured.iter().flat_map(|m| m.cpu.clone()).collect();
+    let memory: Vec<MemoryFigures> = measured.iter().flat_map(|m| m.memory.clone()).collect();
     report::targets(&mut out, &cpu, &memory, &emulator);
 
     match &args.out {
@@ -183,4 +188,51 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         None => print!("{out}"),
     }
     Ok(())
+}
+
+/// The CPU and memory figures of one stack.
+struct StackFigures {
+    stack: &'static str,
+    cpu: Vec<ReplayCpu>,
+    descriptions: Vec<String>,
+    memory: Vec<MemoryFigures>,
+}
+
+/// Replays the stack's committed recordings into its controllers and the ports, with real
+/// estimators from a re-run of each recording's scenario.
+fn measure_stack<S: Stack>(
+    options: &CpuOptions,
+) -> Result<StackFigures, Box<dyn std::error::Error>> {
+    let mut replays = Vec::new();
+    let mut descriptions = Vec::new();
+    for scenario in recording_scenarios() {
+        let committed = Recording::load(&recording_file::<S>(scenario.name))?;
+        let (fresh, palette) = scenario.record::<S>()?;
+        if fresh != committed {
+            eprintln!(
+                "note: a re-run of {} on {} differs from the committed recording; on_ack gets the nearest captured estimators",
+                scenario.name,
+                S::NAME
+            );
+        }
+        replays.push(Replay::<S>::new(&committed, &palette)?);
+        descriptions.push(committed.meta.description.clone());
+    }
+    let contenders = S::contenders();
+    let floor = S::floor();
+    let mut cpu = Vec::new();
+    for replay in &replays {
+        eprintln!("replaying {} on {} ...", replay.name(), S::NAME);
+        cpu.push(measure_cpu(replay, &contenders, &floor, options));
+    }
+    let memory = contenders
+        .iter()
+        .map(|c| measure_memory(c, &replays))
+        .collect();
+    Ok(StackFigures {
+        stack: S::NAME,
+        cpu,
+        descriptions,
+        memory,
+    })
 }
