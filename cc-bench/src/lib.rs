@@ -1,65 +1,74 @@
 //! Benchmarks: the CPU and memory cost of each congestion controller in this workspace beside
-//! quinn's own NewReno, Cubic and BBR, and the speed of the netsim emulator (issue 7,
-//! docs/DESIGN.md section 8). Not published; the numbers and the commands that produce them are in
-//! `cc-bench/README.md`.
+//! the host stack's own NewReno, Cubic and BBR, on quinn 0.11 and on noq 1.x, and the speed of
+//! the netsim emulator (issues 7, 14 and 18, docs/DESIGN.md section 8). Not published; the
+//! numbers and the commands that produce them are in `cc-bench/README.md`.
+//!
+//! Everything below is written once over [`Stack`] ([`Quinn`], [`Noq`]): a stack says how to
+//! build its controllers, make one recorded call on them and run a scenario; recordings,
+//! replays and reports are the same code for both.
 //!
 //! # Pipeline
 //!
-//! 1. **Record** ([`RecordingFactory`], [`scenarios`]): a seeded netsim run of a quinn bulk
-//!    transfer with quinn's Cubic on the client, wrapped by a recording factory that logs every
+//! 1. **Record** ([`RecordingFactory`], [`scenarios`]): a seeded netsim run of a bulk transfer
+//!    with the stack's Cubic on the client, wrapped by a recording factory that logs every
 //!    `Controller` callback with its arguments (times as nanoseconds since `build`) and the
-//!    three public readings of the `RttEstimator` (`get`, `conservative`, `min`). Three paths:
-//!    clean 10 Mb/s, 10 Mb/s with 1% packet errors, and a MANET mobility path.
-//!    `cargo run --release -p cc-bench --bin record` regenerates `recordings/*.ccrec.gz`
+//!    three public readings of the `RttEstimator` (`get`, `conservative`, `min`). On noq that
+//!    includes the calls quinn does not make: `on_packet_sent`, `on_packet_lost`,
+//!    `on_cwnd_limited`, `on_ack_frequency_update` and the `metrics()` reads of noq's send path.
+//!    Three paths per stack: clean 10 Mb/s, 10 Mb/s with 1% packet errors, and a MANET mobility
+//!    path. `cargo run --release -p cc-bench --bin record` regenerates `recordings/*.ccrec.gz`
 //!    (deterministic: `-- --check` compares a re-run with the committed files).
 //! 2. **Store** ([`format`](mod@format)): delta-coded postcard varints, gzipped: about 9 bytes
 //!    per event before compression, 2-2.5 bytes per callback after.
 //! 3. **Replay** ([`Replay`]): the recording is decoded once into a `Vec` of steps; replaying
-//!    makes one call per step on a `Box<dyn Controller>` built by the controller's own
-//!    `ControllerFactory`, with no allocation in the loop (`tests/alloc.rs`).
+//!    makes one call per step on a `Box<dyn Controller>` of the recording's stack, built by the
+//!    controller's own `ControllerFactory`, with no allocation in the loop (`tests/alloc.rs`).
+//!    A recording replays only on the stack it was made on.
 //! 4. **Measure**: criterion benches (`benches/controllers.rs`, `benches/emulator.rs`) for
 //!    `cargo bench`, and the `bench-report` binary ([`measure`], [`report`]), which measures
 //!    with `Instant` loops (warm-up, interleaved repeats, medians) and writes the markdown
-//!    tables with ratios to quinn's NewReno and Cubic from the same run.
+//!    tables with ratios to the host stack's NewReno and Cubic from the same run.
 //!
 //! # What the replay feeds each controller, and what that does to fidelity
 //!
-//! - **The same calls for everyone, through quinn's trait.** Every controller, quinn's and the
-//!   ports, receives exactly the recorded sequence of `on_sent`, `on_ack`, `on_end_acks`,
-//!   `on_congestion_event` and `on_mtu_update` calls with the recorded arguments, through
-//!   `quinn_proto::congestion::Controller` on a boxed controller, as quinn calls it. The ports
-//!   (`cc_core::PortController`) therefore pay for `RttSnapshot::from_quinn` and the loss
-//!   classifier exactly as in a connection. Times are the recorded offsets added to one base
-//!   `Instant`, exact to the nanosecond.
-//! - **Real quinn estimators.** `on_ack` takes `&quinn_proto::RttEstimator`, which has no
-//!   public constructor. It is `Copy`, so the recorder keeps a copy of every estimator quinn
+//! - **The same calls for everyone, through the stack's trait.** Every controller, the stack's
+//!   and the ports, receives exactly the recorded sequence of calls with the recorded
+//!   arguments, through the stack's `congestion::Controller` on a boxed controller, as the
+//!   stack calls it. The ports (`cc_core::PortController`) therefore pay for
+//!   `RttSnapshot::from_quinn`/`from_noq` and the loss classifier (inferring on quinn, exact on
+//!   noq) as in a connection. Times are the recorded offsets added to one base `Instant`, exact
+//!   to the nanosecond.
+//! - **Real estimators.** `on_ack` takes the stack's `&RttEstimator`, which has no public
+//!   constructor. It is `Copy`, so the recorder keeps a copy of every estimator the stack
 //!   passed; those copies live only in memory, so before replaying, the recording's seeded
 //!   scenario is run again ([`scenarios::Scenario::record`]) and its copies form an
 //!   [`RttPalette`]. Each recorded reading is matched to a captured estimator with the same
 //!   `get`, `conservative` and `min`; netsim runs are deterministic, so every reading matches
 //!   exactly (the report prints the count; if quinn or netsim changed and a re-run no longer
-//!   reproduces the recording, the nearest estimator is used and the count shows it). quinn's
-//!   RTT variance is private and read by no controller.
-//! - **Open loop.** The sequence is what quinn's Cubic did on that path; a controller replayed
+//!   reproduces the recording, the nearest estimator is used and the count shows it). The RTT
+//!   variance is private on both stacks and read by no controller.
+//! - **Open loop.** The sequence is what the stack's Cubic did on that path; a controller replayed
 //!   into it cannot change it. A controller whose window would have been smaller still sees
 //!   ACKs for packets it would not have sent, and `in_flight`/`app_limited` are Cubic's. So a
 //!   figure is the cost of the code paths this input drives, the same input for every
 //!   controller: a fair comparison of per-callback cost, not a closed-loop simulation of each
 //!   controller (the harness does that).
 //! - **Faithful for the controller that was recorded.** `tests/replay.rs` records a live
-//!   connection with each of quinn's NewReno and Cubic and each port, writes it in the file
+//!   connection on each stack with its NewReno and Cubic and each port, writes it in the file
 //!   format, reads it back, replays it into a fresh controller of the same kind and checks the
 //!   window after every callback against the live one: identical.
 //! - **Not measured.** Controller construction (`build`) and drop happen outside the timed
 //!   region. No `tracing` subscriber is installed, so the ports' trace events cost only their
-//!   disabled-callsite check, as in an application without a subscriber. quinn's BBR seeds its
-//!   gain-cycle RNG from the OS at `build`, so its runs differ slightly from one another.
+//!   disabled-callsite check, as in an application without a subscriber. quinn's BBR and noq's
+//!   BBRv3 seed their RNGs from the OS at `build`, so their runs differ slightly from one
+//!   another.
 //!
 //! # What is timed
 //!
 //! [`Replay::run_timed`] brackets one kind of callback with `Instant::now()`: each ACK frame
-//! (its `on_ack` calls and the `on_end_acks` closing it), or each `on_sent`, or each
-//! `on_congestion_event`; the other calls run untimed in between, so the controller's state
+//! (its `on_ack` calls and the `on_end_acks` closing it), or each call of the send path
+//! (`on_sent`; on noq also `on_packet_sent`, `on_cwnd_limited` and `metrics()`), or each call of
+//! a loss (`on_congestion_event`; on noq also `on_packet_lost`); the other calls run untimed in between, so the controller's state
 //! evolves as in the full sequence. The same replay into [`controllers::Noop`], a controller
 //! that does nothing, measures the loop and the brackets themselves (the *floor*), and the
 //! tables report controllers net of it. [`Replay::run`] replays without brackets, for the
