@@ -1,8 +1,8 @@
 //! The command line: `run`, `sweep`, `merge`, `calibrate`, `presets`, `controllers`.
 //!
-//! Split by job: [`args`] declares the commands and their arguments; [`overrides`] turns the
-//! scenario flags into a grid; [`output`] writes tables, files and plots; [`commands`] runs
-//! each command.
+//! Split by job: `args` declares the commands and their arguments; `overrides` turns the
+//! scenario flags into a grid; `output` writes tables, files and plots; `commands` runs each
+//! command.
 
 use std::io::Write as _;
 
@@ -58,7 +58,7 @@ pub enum Command {
     /// The defaults named below are what a scenario file takes for a key it leaves out; a flag
     /// overrides the base's value, whatever it is.
     Run(RunArgs),
-    /// Run a grid resumably: results are appended per run to DIR/shard-<i>-of-<N>.jsonl.
+    /// Run a grid resumably: results are appended per run to DIR/shard-I-of-N.jsonl.
     ///
     /// The base and the defaults are `run`'s: the scenario file or preset, or the demo.
     Sweep(SweepArgs),
