@@ -4,7 +4,7 @@
 //! criterion's time is wall time per run; its throughput is datagrams per wall second (the
 //! datagrams offered to the link in both directions, counted in a pilot run: the same seed
 //! gives the same run). Simulated seconds per wall second are in `bench-report`. netsim's own
-//! `cargo bench -p netsim --bench speed` times the first scenario the same way and adds the
+//! `cargo bench -p manet-netsim --bench speed` times the first scenario the same way and adds the
 //! sans-IO link core alone.
 
 use cc_bench::scenarios::emulator_scenarios;

@@ -4,7 +4,7 @@
 //! quinn bulk transfer with quinn's NewReno, in virtual time. Reports datagrams per wall second
 //! and simulated seconds per wall second, plus the sans-IO link core on its own.
 //!
-//! Run: `cargo bench -p netsim --bench speed` (add `-- --runs N` for more samples,
+//! Run: `cargo bench -p manet-netsim --bench speed` (add `-- --runs N` for more samples,
 //! `-- --skip-core` to leave out the link-core figure, e.g. when profiling quinn runs).
 
 use std::sync::Arc;
