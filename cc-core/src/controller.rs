@@ -146,6 +146,7 @@ impl<A: CongestionAlgorithm> PortController<A> {
             sent,
             lost_bytes,
             signal: c.signal,
+            detected: c.detected,
             determined: c.determined,
             persistent: c.persistent,
         });

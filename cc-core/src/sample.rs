@@ -73,8 +73,15 @@ pub struct CongestionEvent {
     pub sent: Instant,
     /// Bytes declared lost (0 for ECN).
     pub lost_bytes: u64,
-    /// What the event means in the papers' terms.
+    /// What the event means in the papers' terms, under the connection's timeout reading.
     pub signal: LossSignal,
+    /// Which of QUIC's loss-detection rules declared the event, whatever the reading made of
+    /// it (reading (A)'s class): `FastRetransmit` for the packet threshold (`d >= 3`),
+    /// `Timeout { dup_acks: d }` with `d` 1 or 2 for the time threshold, `Timeout { dup_acks:
+    /// 0 }` for persistent congestion, `Ecn` for a mark. A port that distinguishes a
+    /// retransmission before the third duplicate ACK from one at it (PETRA's section 4.2.2)
+    /// reads it here.
+    pub detected: LossSignal,
     /// Whether quinn's callbacks determined `signal` exactly (false: it is cc-core's best guess).
     pub determined: bool,
     /// quinn flagged persistent congestion (RFC 9002 section 7.6), whatever the reading made
@@ -84,16 +91,25 @@ pub struct CongestionEvent {
 
 impl CongestionEvent {
     /// A loss event of `signal` (ECN: `lost_bytes` 0) that quinn's callbacks determined, with
-    /// `persistent` set as reading (A) would have it: for `Timeout { dup_acks: 0 }`. For tests
-    /// and replays.
+    /// `persistent` and `detected` set as reading (A) would have them: persistent for
+    /// `Timeout { dup_acks: 0 }`, detected as `signal`. For tests and replays.
     pub fn determined(now: Instant, sent: Instant, lost_bytes: u64, signal: LossSignal) -> Self {
         Self {
             now,
             sent,
             lost_bytes,
             signal,
+            detected: signal,
             determined: true,
             persistent: signal == LossSignal::PERSISTENT,
         }
+    }
+
+    /// The same event, declared by the rule `detected` stands for (see
+    /// [`CongestionEvent::detected`]): e.g. a fast retransmit under reading (C) that the time
+    /// threshold declared with `d` = 1.
+    pub fn detected_as(mut self, detected: LossSignal) -> Self {
+        self.detected = detected;
+        self
     }
 }

@@ -30,6 +30,18 @@ cc_core::port_config! {
             /// 4.1.1, eq. 4.5); with false it stays unbounded until the first loss, as in
             /// NewReno.
             estimate_initial_ssthresh: bool = true, Range::Any;
+            /// Whether a loss QUIC's time threshold declared before its packet threshold could
+            /// (`d` below it: a retransmission before the third duplicate ACK) takes section
+            /// 4.2.2's `count < 3` branch, `cwnd = ssthresh` when `BytesInFlight() > ssthresh`
+            /// without an RTT test (the paper's rule); with false it takes section 4.2.3's RTT
+            /// test like a third-duplicate-ACK loss (this crate before issue 20).
+            faster_retransmit: bool = true, Range::Any;
+            /// Whether a loss inside the current recovery period also resets the bandwidth
+            /// estimate (section 4.1.1 resets it "whenever a loss event occurs"). Default false:
+            /// in TCP the later losses of a window are retransmitted within the same fast
+            /// recovery and are no new loss event, so only the loss that starts a recovery
+            /// period (or a persistent congestion) resets it.
+            reset_ebw_in_recovery: bool = false, Range::Any;
             /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
             /// outside slow start (0: none, the stack paces from the window). Not in the paper;
             /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). README, "The

@@ -5,8 +5,9 @@
 //! Port of: *PETRA: a new TCP congestion control mechanism*, chapter four of the thesis that
 //! introduces TCP PETRA (`papers/petra.txt`), sections 4.1-4.3: TCP Westwood's bandwidth
 //! estimate, smoothed (eqs. 4.3-4.4), used to set the initial ssthresh (section 4.1.1, eq. 4.5),
-//! to accelerate slow start (section 4.1.2.1), and to keep the window through fast recovery
-//! (section 4.2.3) and timeouts (section 4.3.3) unless the RTT confirms congestion.
+//! to accelerate slow start (section 4.1.2.1), to set ssthresh at a retransmission before the
+//! third duplicate ACK (section 4.2.2), and to keep the window through fast recovery (section
+//! 4.2.3) and timeouts (section 4.3.3) unless the RTT confirms congestion.
 //!
 //! ```
 //! let mut transport = quinn::TransportConfig::default();
@@ -18,7 +19,8 @@
 //!
 //! - **Bandwidth estimate** ([`cc_core::WestwoodEstimator`]): per ACK frame,
 //!   `EBW = acked bytes / (t_k - t_(k-1))` (eq. 4.3), filtered
-//!   `SEBW = 0.1 EBW_i + 0.9 SEBW_(i-1)` (eq. 4.4), reset at every loss event (section 4.1.1).
+//!   `SEBW = 0.1 EBW_i + 0.9 SEBW_(i-1)` (eq. 4.4), reset at every loss event (section 4.1.1):
+//!   every loss that starts a recovery period, and persistent congestion.
 //! - **Initial ssthresh** (section 4.1.1, eq. 4.5): `ssthresh = SEBW x MinRTT`, recomputed on
 //!   every ACK frame of the initial slow start, which ends at the first loss or the first
 //!   congestion-avoidance ACK.
@@ -36,7 +38,9 @@
 //!
 //!   | [`cc_core::LossSignal`] | paper | condition | window | [`PetraDecision`] |
 //!   |---|---|---|---|---|
-//!   | `FastRetransmit` (by default every loss but persistent congestion) | 4.2.3 | flight > ssthresh and LastRTT >= ERTT | `cwnd = ssthresh` | `RecoveryToSsthresh` |
+//!   | `FastRetransmit` declared by the time threshold (`d` 1 or 2: before the third duplicate ACK) | 4.2.2, `count < 3` | flight > ssthresh | `cwnd = ssthresh` | `FasterRetransmitToSsthresh` |
+//!   | | | otherwise | kept | `FasterRetransmitKeep` |
+//!   | `FastRetransmit` declared by the packet threshold (the third duplicate ACK) | 4.2.3 | flight > ssthresh and LastRTT >= ERTT | `cwnd = ssthresh` | `RecoveryToSsthresh` |
 //!   | | | otherwise | kept | `RecoveryKeep` |
 //!   | `Timeout { .. }` (by default persistent congestion) | 4.3.3 | flight < EBW / 2 and LastRTT < ERTT | `cwnd += SMSS x SMSS / cwnd` | `TimeoutGrow` |
 //!   | | | LastRTT < ERTT | `cwnd = ssthresh` | `TimeoutToSsthresh` |
@@ -47,27 +51,33 @@
 //!
 //! - **Which loss is which.** [`cc_core::LossClassifier`] decodes each quinn congestion event
 //!   (docs/DESIGN.md section 3): under PETRA's default timeout reading, persistent congestion
-//!   (RFC 9002 section 7.6) is the coarse timeout of section 4.3.3, and every other loss, a
-//!   packet-threshold loss (the paper's third duplicate ACK) or a time-threshold loss after one
-//!   or two later packets, takes section 4.2.3's congestion check (the fast-recovery path the
-//!   paper's TCP would have been in).
+//!   (RFC 9002 section 7.6) is the coarse timeout of section 4.3.3; a packet-threshold loss (the
+//!   paper's third duplicate ACK) takes section 4.2.3's congestion check; a time-threshold loss
+//!   after one or two later packets ([`cc_core::CongestionEvent::detected`]) is the
+//!   retransmission before the third duplicate ACK of section 4.2.2 and takes its `count < 3`
+//!   branch ([`PetraConfig::faster_retransmit`]).
 //! - **ACKs.** quinn calls `on_ack` once per acknowledged packet and `on_end_acks` once per ACK
 //!   frame; one frame is one of the paper's ACKs. `Acked x SMSS` in eq. 4.3 is the bytes the
 //!   frame newly acknowledged, and growth (section 4.1.2.1) is applied per frame with quinn's
 //!   bytes in flight after it, which is TCP's `BytesInFlight()` after processing the ACK.
 //! - **RTTs.** LastRTT is `now - sent` of the frame's largest acknowledged packet; MinRTT the
-//!   smallest such sample; ERTT quinn's smoothed RTT (RFC 9002 section 5.3, the RFC 6298 estimator
-//!   the paper cites) as it was before the frame.
-//! - **Section 4.2.2, faster retransmission, is the transport's job.** Its pseudo-code
-//!   retransmits before the third duplicate ACK when `LastRTT x (4 - count) > Timeout`, i.e.
-//!   when waiting for more duplicate ACKs would outlast the retransmission timer. QUIC
-//!   declares a packet lost either after `packet_threshold` later packets are acknowledged or
-//!   after `time_threshold x max(smoothed RTT, latest RTT)` (RFC 9002 section 6.1), whichever
-//!   comes first, and the retransmission is quinn's, not the controller's. The knobs that play
-//!   section 4.2.2's role are `quinn::TransportConfig::time_threshold` (default 9/8: a lower
-//!   value retransmits sooner on a long-RTT path) and `TransportConfig::packet_threshold`
-//!   (default 3; RFC 3042's early retransmit would be 2). If you change them, give the same
-//!   values to [`PetraConfig::signal`] so the classifier reads losses as quinn declared them.
+//!   smallest such sample; ERTT RFC 6298's smoothed RTT (the estimator the paper cites) of the
+//!   frames' LastRTT samples, as it was before the frame. Both therefore include the peer's
+//!   ACK delay, as TCP's do; the stack's own smoothed RTT subtracts it (RFC 9002 section 5.3)
+//!   and would make LastRTT read high against it.
+//! - **Section 4.2.2, faster retransmission: the trigger is the transport's, the window rule the
+//!   port's.** Its pseudo-code retransmits before the third duplicate ACK when
+//!   `LastRTT x (4 - count) > Timeout`, i.e. when waiting for more duplicate ACKs would outlast
+//!   the retransmission timer. QUIC declares a packet lost either after `packet_threshold`
+//!   later packets are acknowledged or after `time_threshold x max(smoothed RTT, latest RTT)`
+//!   (RFC 9002 section 6.1), whichever comes first, and the retransmission is the stack's: a
+//!   loss the time threshold declares with `d` below the packet threshold is QUIC's
+//!   retransmission before the third duplicate ACK, and PETRA applies section 4.2.2's window
+//!   rule to it. The knobs that move the trigger are `TransportConfig::time_threshold`
+//!   (default 9/8: a lower value retransmits sooner on a long-RTT path) and
+//!   `TransportConfig::packet_threshold` (default 3; RFC 3042's early retransmit would be 2).
+//!   If you change them, give the same values to [`PetraConfig::signal`] so the classifier reads
+//!   losses as the stack declared them.
 //! - **The timeout's `RTO = RTO * 2`** is quinn's PTO backoff, which the controller cannot
 //!   change.
 //!
@@ -81,8 +91,9 @@
 //! - **Eq. 4.4** writes `a x EBW_(i-1)`; it is read as the previous *smoothed* value (an
 //!   exponentially weighted moving average, as the text says), see
 //!   [`cc_core::WestwoodEstimator`].
-//! - **`BytesInFlight()` at a loss** includes the lost packets (quinn's count at the last ACK
-//!   frame, which precedes loss detection), as TCP's count does at the third duplicate ACK.
+//! - **`BytesInFlight()` at a loss** includes the lost packets, as TCP's count does at the third
+//!   duplicate ACK: the stack's count at the last ACK frame plus the bytes sent since, less the
+//!   bytes acknowledged since (a loss timer can fire between frames).
 //! - **Missing inputs.** Without an RTT sample, `LastRTT < ERTT` is false (congestion assumed);
 //!   without a bandwidth estimate, ssthresh at a loss is eq. 4.6's `max(FlightSize / 2, 2 SMSS)`
 //!   and the timeout's pipe test fails.
@@ -101,8 +112,22 @@
 //!   large ACK frame can be far below the window.
 //! - **Growth** is NewReno's: none while application-limited or for packets sent before the
 //!   current recovery period began. Fast recovery's window inflation does not exist in QUIC
-//!   (its ACK ranges make it unnecessary), so section 4.2.3's check is applied once per loss
-//!   episode, at the loss.
+//!   (its ACK ranges make it unnecessary), so sections 4.2.2's and 4.2.3's checks are applied
+//!   once per loss episode, at the loss.
+//! - **Section 4.2.2 applies far more often than in the paper.** The paper's condition
+//!   (`LastRTT x (4 - count) > Timeout`) is rare; QUIC's time threshold declares most losses
+//!   on a lossy multi-hop path (172 of the 181 reactions in one demo run), and 4.2.2's branch
+//!   has no RTT test, so PETRA cuts to ssthresh on random losses that 4.2.3 would have let
+//!   pass. Measured (issue 20, same seeds): PETRA's goodput with the rule is 0.928x [0.910,
+//!   0.946] of its goodput with 4.2.3's test for these losses on the demo (0.82x NewReno
+//!   instead of 0.89x) and 0.987x [0.982, 0.992] over PETRA's grid. The rule is the paper's
+//!   and stays the default; [`PetraConfig::faster_retransmit`] = false gives these losses
+//!   4.2.3's RTT test (this crate's behaviour before issue 20).
+//! - **The estimate is reset once per loss episode.** Section 4.1.1 resets EBW "whenever a
+//!   loss event occurs"; a TCP sender retransmits the later losses of a window within the same
+//!   fast recovery, and they are no new loss event, so losses of packets sent before the current
+//!   recovery period began do not reset it. [`PetraConfig::reset_ebw_in_recovery`] resets on
+//!   those too; measured no different (1.001x [0.997, 1.005] on the demo, 1.000x on the grid).
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period
 //!   began do not react again (quinn's `recovery_start_time`); persistent congestion always does.
 //! - **ECN** (absent from the paper) sets ssthresh from the estimate and takes the window down to
@@ -111,6 +136,13 @@
 //!   rate, not at the bottleneck rate the paper's bursts measure; eq. 4.5 therefore tends to
 //!   end the initial slow start earlier than in the paper's ns-3 runs.
 //!   [`PetraConfig::estimate_initial_ssthresh`] turns section 4.1.1 off.
+//! - **Faster start (section 4.1.2.1) is inert under pacing.** It needs the estimated BDP to
+//!   exceed twice the bytes in flight; with ACKs returning at the paced sending rate, the
+//!   estimate is about one window per RTT, so the ratio stays near 1. Measured: with
+//!   `faster_start = false` the demo's 10 runs are identical, 58 of PETRA's grid's 60 runs
+//!   too (the other two, at 8 and 10 Mb/s, differ by 0.2% and 0.004%), and a traced demo run
+//!   takes no faster-start step. The rule stays, as the
+//!   paper's, for a stack or path where ACKs return faster than the sender paced.
 //! - **A pacing rate** (not in the paper): [`PetraConfig::pacing_gain`] reports that multiple of
 //!   SEBW outside slow start (default 0: none, the stack paces from the window). Only noq's
 //!   pacer reads it: at 1.25, 1.05x goodput on noq's demo and up to 1.08x at 1 ms, with shorter

@@ -6,7 +6,7 @@ use cc_core::{
     RecoveryEpoch, RttRounds, TimeoutReading, WestwoodEstimator, Window,
 };
 use std::sync::Arc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// TCP PETRA: TCP Westwood's bandwidth estimate used to set the initial ssthresh, accelerate
 /// slow start, and keep the window through losses the RTT does not attribute to congestion.
@@ -20,11 +20,14 @@ pub struct Petra {
     /// RTT samples (`now - sent` per acknowledged packet): MinRTT (eq. 4.5) and LastRTT
     /// (sections 4.2.3 and 4.3.3).
     rtt: RttRounds,
-    /// quinn's smoothed RTT before the latest ACK frame: the paper's ERTT, "the estimated round
-    /// trip time calculated by the rtt-estimator in (Paxson et al., 2011)" (RFC 6298).
+    /// The paper's ERTT, "the estimated round trip time calculated by the rtt-estimator in
+    /// (Paxson et al., 2011)": RFC 6298's SRTT (gain 1/8), fed one sample per ACK frame, the
+    /// frame's LastRTT, so that LastRTT and ERTT measure the same thing (both include the
+    /// peer's ACK delay, as TCP's do). Updated at the end of each frame, so a loss inside a
+    /// frame compares the frame's LastRTT with the SRTT before it.
     ertt: Option<Duration>,
-    /// Bytes in flight as quinn reported them at the end of the latest ACK frame, less the bytes
-    /// declared lost since: the paper's `BytesInFlight()`.
+    /// The paper's `BytesInFlight()`: the stack's bytes in flight at the end of the latest ACK
+    /// frame, plus the bytes sent since, less the bytes acknowledged or declared lost since.
     in_flight: u64,
     /// Bytes the current ACK frame newly acknowledged (the paper's `Acked x SMSS`, eq. 4.3).
     frame_acked: u64,
@@ -51,6 +54,12 @@ pub enum PetraDecision {
     FasterStart,
     /// Section 4.1.2.1 first branch / eq. 4.2: `cwnd += SMSS x SMSS / cwnd`.
     CongestionAvoidance,
+    /// Section 4.2.2, a retransmission before the third duplicate ACK (`count < 3`; on QUIC a
+    /// loss the time threshold declared with `d` below the packet threshold) with
+    /// `BytesInFlight() > ssthresh`: `cwnd = ssthresh`, without an RTT test.
+    FasterRetransmitToSsthresh,
+    /// Section 4.2.2, `count < 3` with `BytesInFlight() <= ssthresh`: the window is kept.
+    FasterRetransmitKeep,
     /// Section 4.2.3, congestion confirmed (flight > ssthresh and LastRTT >= ERTT):
     /// `cwnd = ssthresh`.
     RecoveryToSsthresh,
@@ -74,6 +83,8 @@ impl PetraDecision {
             Self::SlowStart => "slow_start",
             Self::FasterStart => "faster_start",
             Self::CongestionAvoidance => "congestion_avoidance",
+            Self::FasterRetransmitToSsthresh => "faster_retransmit_to_ssthresh",
+            Self::FasterRetransmitKeep => "faster_retransmit_keep",
             Self::RecoveryToSsthresh => "recovery_to_ssthresh",
             Self::RecoveryKeep => "recovery_keep",
             Self::TimeoutGrow => "timeout_grow",
@@ -125,7 +136,7 @@ impl Petra {
         self.rtt.latest()
     }
 
-    /// quinn's smoothed RTT before the latest ACK frame (the paper's ERTT).
+    /// The paper's ERTT: RFC 6298's SRTT of the LastRTT samples up to the previous ACK frame.
     pub fn ertt(&self) -> Option<Duration> {
         self.ertt
     }
@@ -216,21 +227,45 @@ impl Petra {
         self.window.set_ssthresh(ssthresh);
     }
 
-    /// Applies PETRA's reaction to `signal`; returns the branch taken.
+    /// Applies PETRA's reaction to `signal`, declared by QUIC's packet threshold; returns the
+    /// branch taken. [`Petra::react_detected`] with `detected = signal`.
+    pub fn react(&mut self, signal: LossSignal) -> PetraDecision {
+        self.react_detected(signal, signal)
+    }
+
+    /// Applies PETRA's reaction to `signal` of an event QUIC's loss detection declared as
+    /// `detected` ([`CongestionEvent::detected`]); returns the branch taken.
     ///
     /// Pure with respect to recovery: callers decide whether the event reduces the window at all
     /// (one reduction per round trip). The bandwidth estimate is read first and reset afterwards
     /// (section 4.1.1).
-    pub fn react(&mut self, signal: LossSignal) -> PetraDecision {
+    pub fn react_detected(&mut self, signal: LossSignal, detected: LossSignal) -> PetraDecision {
         let flight = self.in_flight;
         let bdp = self.estimated_bdp();
         self.ssthresh_from_estimate();
         let ssthresh = self.window.ssthresh();
         let rtt_ok = self.rtt_below_estimate();
+        // A fast-retransmit-class loss the time threshold declared before the packet threshold
+        // could: the counterpart of section 4.2.2's retransmission before the third duplicate
+        // ACK ("LastRTT x (4 - count) > Timeout", count < 3).
+        let before_third_dup_ack =
+            matches!(detected, LossSignal::Timeout { dup_acks } if dup_acks > 0);
         let decision = match signal {
+            // Section 4.2.2, "else If (LastRTT *(4-count) > Timeout && !infastRecovery) If
+            // (BytesInFlight() > ssthresh) cwnd = ssthresh": no RTT test.
+            LossSignal::FastRetransmit
+                if before_third_dup_ack && self.config.faster_retransmit() =>
+            {
+                if flight > ssthresh {
+                    self.window.set_cwnd(ssthresh);
+                    PetraDecision::FasterRetransmitToSsthresh
+                } else {
+                    PetraDecision::FasterRetransmitKeep
+                }
+            }
             // Section 4.2.3: "DiffRtt = LastRtt - ERTT; If (BytesInFlight() > ssthresh &&
-            // DiffRtt >= 0) cwnd = ssthresh". Under PETRA's default timeout reading (persistent
-            // congestion) this includes the time-threshold losses.
+            // DiffRtt >= 0) cwnd = ssthresh", for the third duplicate ACK (QUIC's packet
+            // threshold).
             LossSignal::FastRetransmit => {
                 if flight > ssthresh && !rtt_ok {
                     self.window.set_cwnd(ssthresh);
@@ -307,9 +342,14 @@ impl CongestionAlgorithm for Petra {
     const NAME: &'static str = "petra";
     const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
 
+    fn on_sent(&mut self, _now: Instant, bytes: u64, _last_packet_number: u64) {
+        // Sends between ACK frames count in `BytesInFlight()` when a loss timer fires.
+        self.in_flight = self.in_flight.saturating_add(bytes);
+    }
+
     fn on_ack(&mut self, ack: &AckSample) {
         self.rtt.on_sample(ack.latest_rtt());
-        self.ertt = Some(ack.rtt.smoothed);
+        self.in_flight = self.in_flight.saturating_sub(ack.bytes);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
         // NewReno: no growth while application-limited or for packets sent before recovery.
         if !ack.app_limited && !self.recovery.contains(ack.sent) {
@@ -319,6 +359,10 @@ impl CongestionAlgorithm for Petra {
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
         self.in_flight = end.in_flight;
+        if let Some(last) = self.rtt.latest() {
+            // RFC 6298 section 2: SRTT = R on the first sample, then (1 - 1/8) SRTT + 1/8 R'.
+            self.ertt = Some(self.ertt.map_or(last, |srtt| (srtt * 7 + last) / 8));
+        }
         let acked = std::mem::take(&mut self.frame_acked);
         let growth = std::mem::take(&mut self.frame_growth);
         if acked > 0 {
@@ -356,11 +400,15 @@ impl CongestionAlgorithm for Petra {
         // One reduction per round trip; persistent congestion (the RTO) always reacts.
         if !self.recovery.admits(event) {
             self.in_flight = self.in_flight.saturating_sub(event.lost_bytes);
+            if self.config.reset_ebw_in_recovery() {
+                // Knob: section 4.1.1's reset on this loss too (see the knob's docs).
+                self.ebw.reset();
+            }
             return;
         }
         // BytesInFlight() is read with the lost bytes still in it, as TCP counts them at the
         // third duplicate ACK or the RTO; then they leave the flight.
-        self.react(event.signal);
+        self.react_detected(event.signal, event.detected);
         self.in_flight = self.in_flight.saturating_sub(event.lost_bytes);
     }
 

@@ -27,7 +27,9 @@ struct Seen {
     ebw_frame_bytes: u64,
     /// The latest RTT sample (LastRTT), ms.
     last_rtt: u64,
-    /// quinn's smoothed RTT (ERTT), ms.
+    /// The RTT sample that closes the first frame, ms: ERTT's first value (RFC 6298's SRTT
+    /// of the frames' LastRTTs). After the second frame ERTT is `(7 ertt + last_rtt) / 8`, so
+    /// `LastRTT < ERTT` exactly when `last_rtt < ertt`.
     ertt: u64,
     /// quinn's bytes in flight after the latest frame.
     flight: u64,
@@ -77,8 +79,9 @@ fn primed(cfg: PetraConfig, s: Seen) -> Primed {
     // Frame 1 at t0: grows the window from 10 to `cwnd` packets by slow start (no estimate yet:
     // the first frame only starts the estimator's clock) and gives the MinRTT sample, 100 ms.
     p.on_ack(&ack(t0, 100, (s.cwnd - 10) * SEG, false, s.ertt));
-    // (An application-limited packet too, so the frame is never empty.)
-    p.on_ack(&ack(t0, 100, SEG, true, s.ertt));
+    // (An application-limited packet too, so the frame is never empty; its RTT sample closes
+    // the frame, so it is ERTT's first value.)
+    p.on_ack(&ack(t0, s.ertt, SEG, true, s.ertt));
     p.on_end_acks(&end(t0, 0));
     assert_eq!(p.window(), s.cwnd * SEG);
     assert_eq!(p.ebw(), None);
@@ -89,6 +92,7 @@ fn primed(cfg: PetraConfig, s: Seen) -> Primed {
     p.on_end_acks(&end(t1, s.flight));
     assert_eq!(p.ebw().unwrap().bits_per_second(), s.ebw_frame_bytes * 800);
     assert_eq!(p.min_rtt(), Some(ms(100).min(ms(s.last_rtt))));
+    assert_eq!(p.ertt(), Some((ms(s.ertt) * 7 + ms(s.last_rtt)) / 8));
     assert_eq!(p.window(), s.cwnd * SEG);
     Primed { petra: p, now: t1 }
 }
@@ -348,7 +352,105 @@ fn one_reduction_per_round_trip_but_persistent_congestion_always_reacts() {
 }
 
 #[test]
-fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_recovery_check() {
+fn section_4_2_2_a_retransmission_before_the_third_duplicate_ack_has_no_rtt_test() {
+    // As in section 4.2.3's test: ssthresh = 48,000 bytes (40 packets), cwnd 64 packets. A
+    // fast-retransmit-class loss that QUIC's time threshold declared (d = 1 or 2): section
+    // 4.2.2's `count < 3` branch, cwnd = ssthresh when BytesInFlight() > ssthresh, whatever
+    // LastRTT says.
+    let rows = [
+        (
+            64 * SEG,
+            130,
+            PetraDecision::FasterRetransmitToSsthresh,
+            48_000,
+        ),
+        // LastRTT below ERTT: 4.2.3 would keep the window; 4.2.2 has no RTT test.
+        (
+            64 * SEG,
+            110,
+            PetraDecision::FasterRetransmitToSsthresh,
+            48_000,
+        ),
+        (30 * SEG, 130, PetraDecision::FasterRetransmitKeep, 76_800),
+        (48_000, 110, PetraDecision::FasterRetransmitKeep, 76_800),
+    ];
+    for d in [1, 2] {
+        let detected = LossSignal::Timeout { dup_acks: d };
+        for (flight, last_rtt, decision, cwnd) in rows {
+            let seen = Seen {
+                flight,
+                last_rtt,
+                ebw_frame_bytes: 4800,
+                ..BASE
+            };
+            let mut p = primed(PetraConfig::default(), seen).petra;
+            let got = p.react_detected(LossSignal::FastRetransmit, detected);
+            assert_eq!(got, decision, "d = {d} {seen:?}");
+            assert_eq!(p.window(), cwnd, "d = {d} {seen:?}: window");
+            assert_eq!(p.ssthresh(), 48_000);
+            assert_eq!(p.ebw(), None, "section 4.1.1: EBW reset on the loss");
+        }
+    }
+    // With the knob off, the same event takes section 4.2.3's RTT test: LastRTT 110 < ERTT
+    // keeps the window.
+    let mut cfg = PetraConfig::default();
+    cfg.set_faster_retransmit(false).unwrap();
+    let seen = Seen {
+        last_rtt: 110,
+        ebw_frame_bytes: 4800,
+        ..BASE
+    };
+    let mut p = primed(cfg, seen).petra;
+    let got = p.react_detected(
+        LossSignal::FastRetransmit,
+        LossSignal::Timeout { dup_acks: 1 },
+    );
+    assert_eq!(got, PetraDecision::RecoveryKeep);
+    // The packet threshold's loss (d >= 3) always takes section 4.2.3.
+    let mut p = primed(PetraConfig::default(), seen).petra;
+    let got = p.react_detected(LossSignal::FastRetransmit, LossSignal::FastRetransmit);
+    assert_eq!(got, PetraDecision::RecoveryKeep);
+}
+
+#[test]
+fn bytes_in_flight_counts_sends_and_acknowledgements_between_frames() {
+    let Primed { petra: mut p, now } = primed(PetraConfig::default(), BASE);
+    assert_eq!(p.in_flight(), 64 * SEG);
+    // A transmit pass after the frame: a loss timer firing now sees it in flight.
+    p.on_sent(now + ms(1), 10 * SEG, 1000);
+    assert_eq!(p.in_flight(), 74 * SEG);
+    // An acknowledgement inside the next frame leaves the flight at once...
+    p.on_ack(&ack(now + ms(20), 110, 4 * SEG, false, 120));
+    assert_eq!(p.in_flight(), 70 * SEG);
+    // ...and the frame's end takes the stack's own figure.
+    p.on_end_acks(&end(now + ms(20), 69 * SEG));
+    assert_eq!(p.in_flight(), 69 * SEG);
+}
+
+#[test]
+fn a_loss_inside_recovery_resets_the_estimate_only_with_the_knob() {
+    for reset in [false, true] {
+        let mut cfg = PetraConfig::default();
+        cfg.set_reset_ebw_in_recovery(reset).unwrap();
+        let Primed { petra: mut p, now } = primed(cfg, BASE);
+        let event = |at: Duration, sent: Duration, signal| {
+            CongestionEvent::determined(now + at, now + sent, SEG, signal)
+        };
+        p.on_congestion(&event(ms(100), ms(0), LossSignal::FastRetransmit));
+        // A fresh estimate from two frames inside the recovery period.
+        for (t, bytes) in [(110, 12_000), (120, 12_000)] {
+            p.on_ack(&ack(now + ms(t), 110, bytes, true, 120));
+            p.on_end_acks(&end(now + ms(t), 40 * SEG));
+        }
+        assert!(p.ebw().is_some());
+        // A loss of a packet sent before recovery began: same episode.
+        p.on_congestion(&event(ms(130), ms(50), LossSignal::FastRetransmit));
+        assert_eq!(p.ebw().is_none(), reset, "reset_ebw_in_recovery = {reset}");
+    }
+}
+
+#[test]
+fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_faster_retransmit_branch() {
     let cfg = PetraConfig::default();
     let adapter = cc_core::PortController::new(Petra::new(cfg.clone(), MTU), cfg.signal().clone());
     let mut d = cc_core::testing::Driver::new(adapter);
@@ -365,10 +467,12 @@ fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_recovery_check() {
     let event = d.lose_one(20, 5, 1).expect("a loss");
     assert_eq!(event.truth, LossSignal::Timeout { dup_acks: 1 });
     let petra = d.controller.algorithm();
+    // Under the default reading (C) it is a fast retransmit, and the time threshold declared
+    // it before the packet threshold could: section 4.2.2's `count < 3` branch.
     assert!(
         matches!(
             petra.last_decision(),
-            Some(PetraDecision::RecoveryKeep | PetraDecision::RecoveryToSsthresh)
+            Some(PetraDecision::FasterRetransmitKeep | PetraDecision::FasterRetransmitToSsthresh)
         ),
         "{:?}",
         petra.last_decision()
