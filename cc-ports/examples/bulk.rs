@@ -1,16 +1,18 @@
 //! A bulk transfer over real UDP sockets with one of the ports as the sender's congestion
-//! controller, on quinn.
+//! controller, on quinn or on noq (iroh's QUIC).
 //!
 //! ```sh
 //! cargo run --release -p cc-ports --example bulk -- server                     # 127.0.0.1:4433
 //! cargo run --release -p cc-ports --example bulk -- client --controller petra  # 10 MB
 //! cargo run --release -p cc-ports --example bulk -- loopback --controller ub   # both, one process
+//! cargo run --release -p cc-ports --features noq --example bulk -- loopback --stack noq
 //! ```
 //!
 //! The server makes a self-signed certificate for `localhost` and writes it to `--cert`
 //! (default `bulk-cert.der`), which the client trusts. The client sends `--bytes` on one stream
-//! and prints the goodput and the port's loss signals. Put `netsim-relay` between them to watch a
-//! port on an emulated MANET path in real time (README, "The emulator").
+//! and prints the goodput and the port's loss signals. Client and server may run different
+//! stacks (`--stack` on each): quinn and noq speak the same QUIC. Put `netsim-relay` between
+//! them to watch a port on an emulated MANET path in real time (README, "The emulator").
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -19,9 +21,7 @@ use std::time::Instant;
 
 use cc_core::{PortConfig, PortController, SignalStats};
 use cc_ports::PortVisitor;
-use clap::{Parser, Subcommand};
-use quinn::crypto::rustls::{QuicClientConfig, QuicServerConfig};
-use quinn::{ClientConfig, Endpoint, ServerConfig, TransportConfig};
+use clap::{Parser, Subcommand, ValueEnum};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer, PrivatePkcs8KeyDer};
 
 type Error = Box<dyn std::error::Error + Send + Sync>;
@@ -29,8 +29,17 @@ type Error = Box<dyn std::error::Error + Send + Sync>;
 #[derive(Parser)]
 #[command(about = "A bulk QUIC transfer over UDP with one of the ports as the sender's controller")]
 struct Args {
+    /// The QUIC stack: quinn, or noq (needs the crate's `noq` feature).
+    #[arg(long, value_enum, default_value_t = Stack::Quinn, global = true)]
+    stack: Stack,
     #[command(subcommand)]
     role: Role,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum Stack {
+    Quinn,
+    Noq,
 }
 
 #[derive(Subcommand)]
@@ -73,12 +82,18 @@ fn main() {
     let args = Args::parse();
     // Bad input exits 2, as clap's own errors do; a failed transfer exits 1.
     if let Role::Client { send, .. } | Role::Loopback { send } = &args.role
-        && cc_ports::port_factory(&send.controller).is_none()
+        && !cc_ports::port_names().contains(&send.controller.as_str())
     {
         eprintln!(
             "error: --controller {}: not a port (one of {})",
             send.controller,
             cc_ports::port_names().join(", ")
+        );
+        std::process::exit(2);
+    }
+    if args.stack == Stack::Noq && cfg!(not(feature = "noq")) {
+        eprintln!(
+            "error: --stack noq: this example was built without the `noq` feature (add --features noq)"
         );
         std::process::exit(2);
     }
@@ -90,47 +105,17 @@ fn main() {
 
 #[tokio::main(flavor = "current_thread")]
 async fn run(args: Args) -> Result<(), Error> {
-    match args.role {
-        Role::Server { listen, cert } => {
-            let (server, der) = server(listen)?;
-            std::fs::write(&cert, &der)?;
-            println!("listening on {listen}; certificate in {}", cert.display());
-            loop {
-                let Some(incoming) = server.accept().await else {
-                    return Ok(());
-                };
-                tokio::spawn(async move {
-                    match receive(incoming).await {
-                        Ok(bytes) => println!("received {bytes} bytes"),
-                        Err(e) => eprintln!("connection failed: {e}"),
-                    }
-                });
-            }
-        }
-        Role::Client {
-            connect,
-            cert,
-            send: s,
-        } => send(connect, CertificateDer::from(std::fs::read(&cert)?), &s).await,
-        Role::Loopback { send: s } => {
-            let (server, der) = server("127.0.0.1:0".parse()?)?;
-            let addr = server.local_addr()?;
-            let receiver = tokio::spawn(async move {
-                let incoming = server.accept().await.ok_or("server closed")?;
-                receive(incoming).await
-            });
-            send(addr, der, &s).await?;
-            let received = receiver.await??;
-            if received != s.bytes {
-                return Err(format!("the server read {received} of {} bytes", s.bytes).into());
-            }
-            Ok(())
-        }
+    match args.stack {
+        Stack::Quinn => on_quinn::run(args.role).await,
+        #[cfg(feature = "noq")]
+        Stack::Noq => on_noq::run(args.role).await,
+        #[cfg(not(feature = "noq"))]
+        Stack::Noq => Err("built without the `noq` feature".into()),
     }
 }
 
-/// A server endpoint on `listen` with a fresh self-signed certificate for `localhost`.
-fn server(listen: SocketAddr) -> Result<(Endpoint, CertificateDer<'static>), Error> {
+/// A fresh self-signed certificate for `localhost` and a TLS 1.3 server config with it.
+fn server_tls() -> Result<(rustls::ServerConfig, CertificateDer<'static>), Error> {
     let cert = rcgen::generate_simple_self_signed(vec!["localhost".into()])?;
     let der = cert.cert.der().clone();
     let key = PrivateKeyDer::Pkcs8(PrivatePkcs8KeyDer::from(cert.key_pair.serialize_der()));
@@ -139,95 +124,214 @@ fn server(listen: SocketAddr) -> Result<(Endpoint, CertificateDer<'static>), Err
         .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_no_client_auth()
         .with_single_cert(vec![der.clone()], key)?;
-    let config = ServerConfig::with_crypto(Arc::new(QuicServerConfig::try_from(tls)?));
-    Ok((Endpoint::server(config, listen)?, der))
+    Ok((tls, der))
 }
 
-/// Reads the connection's one stream to its end: the byte count.
-async fn receive(incoming: quinn::Incoming) -> Result<u64, Error> {
-    let connection = incoming.await?;
-    let mut stream = connection.accept_uni().await?;
-    let mut buf = vec![0u8; 64 * 1024];
-    let mut total = 0u64;
-    while let Some(n) = stream.read(&mut buf).await? {
-        total += n as u64;
-    }
-    connection.close(0u32.into(), b"done");
-    Ok(total)
-}
-
-/// Sends `s.bytes` to `server` with the port `s.controller`, then prints what happened.
-async fn send(server: SocketAddr, cert: CertificateDer<'static>, s: &Sending) -> Result<(), Error> {
-    let factory = cc_ports::port_factory(&s.controller)
-        .ok_or_else(|| format!("--controller {}: not a port", s.controller))?;
-    let mut transport = TransportConfig::default();
-    transport.congestion_controller_factory(factory);
+/// A TLS 1.3 client config that trusts `cert` only.
+fn client_tls(cert: CertificateDer<'static>) -> Result<rustls::ClientConfig, Error> {
     let mut roots = rustls::RootCertStore::empty();
     roots.add(cert)?;
     let provider = Arc::new(rustls::crypto::ring::default_provider());
-    let tls = rustls::ClientConfig::builder_with_provider(provider)
+    Ok(rustls::ClientConfig::builder_with_provider(provider)
         .with_protocol_versions(&[&rustls::version::TLS13])?
         .with_root_certificates(roots)
-        .with_no_client_auth();
-    let mut config = ClientConfig::new(Arc::new(QuicClientConfig::try_from(tls)?));
-    config.transport_config(Arc::new(transport));
-    let bind: SocketAddr = if server.is_ipv6() {
-        "[::]:0"
-    } else {
-        "0.0.0.0:0"
-    }
-    .parse()?;
-    let mut client = Endpoint::client(bind)?;
-    client.set_default_client_config(config);
-
-    let start = Instant::now();
-    let connection = client.connect(server, "localhost")?.await?;
-    let mut stream = connection.open_uni().await?;
-    let chunk = vec![0x5a; 64 * 1024];
-    let mut sent = 0u64;
-    while sent < s.bytes {
-        let n = chunk.len().min((s.bytes - sent) as usize);
-        stream.write_all(&chunk[..n]).await?;
-        sent += n as u64;
-    }
-    stream.finish()?;
-    stream.stopped().await?;
-    let seconds = start.elapsed().as_secs_f64();
-    let stats = connection.stats();
-    println!(
-        "{}: {sent} bytes in {seconds:.3} s, {:.1} Mb/s; {} packets lost, {} congestion events",
-        s.controller,
-        sent as f64 * 8.0 / seconds / 1e6,
-        stats.path.lost_packets,
-        stats.path.congestion_events,
-    );
-    if let Some(signals) = signal_stats(connection.congestion_state()) {
-        println!("loss signals: {signals:?}");
-    }
-    connection.close(0u32.into(), b"done");
-    client.wait_idle().await;
-    Ok(())
+        .with_no_client_auth())
 }
 
-/// The port's loss-signal counts, whichever port the controller runs.
-fn signal_stats(controller: Box<dyn quinn::congestion::Controller>) -> Option<SignalStats> {
-    struct Find {
-        controller: Box<dyn quinn::congestion::Controller>,
-        found: Option<SignalStats>,
-    }
-    impl PortVisitor for Find {
-        fn visit<C: PortConfig>(&mut self) {
-            if self.found.is_none() {
-                let copy = self.controller.clone_box();
-                self.found =
-                    PortController::<C::Algorithm>::from_controller(copy).map(|c| c.signal_stats());
+/// Prints the sender's figures.
+fn report(controller: &str, sent: u64, seconds: f64, lost: u64, events: u64) {
+    println!(
+        "{controller}: {sent} bytes in {seconds:.3} s, {:.1} Mb/s; {lost} packets lost, {events} congestion events",
+        sent as f64 * 8.0 / seconds / 1e6,
+    );
+}
+
+/// One stack's server, receiver and sender. quinn and noq have the same endpoint, connection
+/// and stream API (noq is a fork of quinn), so both are declared once; what differs is passed
+/// in: how to find a port's factory, how to read a running controller back, and where the
+/// statistics live.
+macro_rules! stack {
+    (
+        module: $module:ident,
+        stack: $q:ident,
+        port_factory: $port_factory:path,
+        from_controller: $from:ident,
+        congestion_state: |$cs_conn:ident| $congestion_state:expr,
+        lost_and_events: |$st_conn:ident| $lost_and_events:expr
+    ) => {
+        mod $module {
+            use super::*;
+            use $q::crypto::rustls::{QuicClientConfig, QuicServerConfig};
+            use $q::{ClientConfig, Endpoint, ServerConfig, TransportConfig};
+
+            pub async fn run(role: Role) -> Result<(), Error> {
+                match role {
+                    Role::Server { listen, cert } => {
+                        let (server, der) = server(listen)?;
+                        std::fs::write(&cert, &der)?;
+                        println!("listening on {listen}; certificate in {}", cert.display());
+                        loop {
+                            let Some(incoming) = server.accept().await else {
+                                return Ok(());
+                            };
+                            tokio::spawn(async move {
+                                match receive(incoming).await {
+                                    Ok(bytes) => println!("received {bytes} bytes"),
+                                    Err(e) => eprintln!("connection failed: {e}"),
+                                }
+                            });
+                        }
+                    }
+                    Role::Client {
+                        connect,
+                        cert,
+                        send: s,
+                    } => send(connect, CertificateDer::from(std::fs::read(&cert)?), &s).await,
+                    Role::Loopback { send: s } => {
+                        let (server, der) = server("127.0.0.1:0".parse()?)?;
+                        let addr = server.local_addr()?;
+                        let receiver = tokio::spawn(async move {
+                            let incoming = server.accept().await.ok_or("server closed")?;
+                            receive(incoming).await
+                        });
+                        send(addr, der, &s).await?;
+                        let received = receiver.await??;
+                        if received != s.bytes {
+                            return Err(
+                                format!("the server read {received} of {} bytes", s.bytes).into()
+                            );
+                        }
+                        Ok(())
+                    }
+                }
+            }
+
+            /// A server endpoint on `listen` with a fresh self-signed certificate.
+            fn server(listen: SocketAddr) -> Result<(Endpoint, CertificateDer<'static>), Error> {
+                let (tls, der) = server_tls()?;
+                let config = ServerConfig::with_crypto(Arc::new(QuicServerConfig::try_from(tls)?));
+                Ok((Endpoint::server(config, listen)?, der))
+            }
+
+            /// Reads the connection's one stream to its end: the byte count.
+            async fn receive(incoming: $q::Incoming) -> Result<u64, Error> {
+                let connection = incoming.await?;
+                let mut stream = connection.accept_uni().await?;
+                let mut buf = vec![0u8; 64 * 1024];
+                let mut total = 0u64;
+                while let Some(n) = stream.read(&mut buf).await? {
+                    total += n as u64;
+                }
+                connection.close(0u32.into(), b"done");
+                Ok(total)
+            }
+
+            /// Sends `s.bytes` to `server` with the port `s.controller`, then prints what
+            /// happened.
+            async fn send(
+                server: SocketAddr,
+                cert: CertificateDer<'static>,
+                s: &Sending,
+            ) -> Result<(), Error> {
+                let factory = $port_factory(&s.controller)
+                    .ok_or_else(|| format!("--controller {}: not a port", s.controller))?;
+                let mut transport = TransportConfig::default();
+                transport.congestion_controller_factory(factory);
+                let mut config =
+                    ClientConfig::new(Arc::new(QuicClientConfig::try_from(client_tls(cert)?)?));
+                config.transport_config(Arc::new(transport));
+                let bind: SocketAddr = if server.is_ipv6() {
+                    "[::]:0"
+                } else {
+                    "0.0.0.0:0"
+                }
+                .parse()?;
+                // quinn's setter takes `&mut self`, noq's `&self`.
+                #[allow(unused_mut)]
+                let mut client = Endpoint::client(bind)?;
+                client.set_default_client_config(config);
+
+                let start = Instant::now();
+                let connection = client.connect(server, "localhost")?.await?;
+                let mut stream = connection.open_uni().await?;
+                let chunk = vec![0x5a; 64 * 1024];
+                let mut sent = 0u64;
+                while sent < s.bytes {
+                    let n = chunk.len().min((s.bytes - sent) as usize);
+                    stream.write_all(&chunk[..n]).await?;
+                    sent += n as u64;
+                }
+                stream.finish()?;
+                stream.stopped().await?;
+                let seconds = start.elapsed().as_secs_f64();
+                let (lost, events) = {
+                    let $st_conn = &connection;
+                    $lost_and_events
+                };
+                report(&s.controller, sent, seconds, lost, events);
+                let state = {
+                    let $cs_conn = &connection;
+                    $congestion_state
+                };
+                if let Some(signals) = state.and_then(signal_stats) {
+                    println!("loss signals: {signals:?}");
+                }
+                connection.close(0u32.into(), b"done");
+                client.wait_idle().await;
+                Ok(())
+            }
+
+            /// The port's loss-signal counts, whichever port the controller runs.
+            fn signal_stats(
+                controller: Box<dyn $q::congestion::Controller>,
+            ) -> Option<SignalStats> {
+                struct Find {
+                    controller: Box<dyn $q::congestion::Controller>,
+                    found: Option<SignalStats>,
+                }
+                impl PortVisitor for Find {
+                    fn visit<C: PortConfig>(&mut self) {
+                        if self.found.is_none() {
+                            let copy = self.controller.clone_box();
+                            self.found = PortController::<C::Algorithm>::$from(copy)
+                                .map(|c| c.signal_stats());
+                        }
+                    }
+                }
+                let mut find = Find {
+                    controller,
+                    found: None,
+                };
+                cc_ports::visit_ports(&mut find);
+                find.found
             }
         }
-    }
-    let mut find = Find {
-        controller,
-        found: None,
     };
-    cc_ports::visit_ports(&mut find);
-    find.found
+}
+
+stack! {
+    module: on_quinn,
+    stack: quinn,
+    port_factory: cc_ports::port_factory,
+    from_controller: from_controller,
+    congestion_state: |c| Some(c.congestion_state()),
+    lost_and_events: |c| {
+        let stats = c.stats();
+        (stats.path.lost_packets, stats.path.congestion_events)
+    }
+}
+
+#[cfg(feature = "noq")]
+stack! {
+    module: on_noq,
+    stack: noq,
+    port_factory: cc_ports::noq::port_factory,
+    from_controller: from_noq_controller,
+    congestion_state: |c| c.congestion_state(noq::PathId::ZERO),
+    lost_and_events: |c| {
+        let events = c
+            .path_stats(noq::PathId::ZERO)
+            .map_or(0, |p| p.congestion_events);
+        (c.stats().lost_packets, events)
+    }
 }
