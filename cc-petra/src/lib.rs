@@ -145,7 +145,7 @@
 //!   paper's, for a stack or path where ACKs return faster than the sender paced.
 //! - **A pacing rate** (not in the paper): [`PetraConfig::pacing_gain`] reports that multiple of
 //!   SEBW outside slow start (default 0: none, the stack paces from the window). Only noq's
-//!   pacer reads it: at 1.25, 1.05x goodput on noq's demo and up to 1.08x at 1 ms, with shorter
+//!   pacer reads it: at 1.25, 1.04x goodput on noq's demo and up to 1.08x at 1 ms, with shorter
 //!   queues (README, "The same on noq").
 //!
 //! [`PetraConfig::install`] sets the port and the transport's loss thresholds together (the
