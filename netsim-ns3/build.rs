@@ -41,6 +41,10 @@ fn main() {
         let library = pkg_config::Config::new().probe(module).unwrap_or_else(|e| {
             panic!("ns-3 module {module} not found by pkg-config: {e}\nInstall it: {INSTALL}")
         });
+        if *module == MODULES[0] {
+            // The version reports name (harness --html).
+            println!("cargo:rustc-env=NS3_VERSION={}", library.version);
+        }
         for path in library.include_paths {
             if !includes.contains(&path) {
                 build.include(&path);

@@ -450,3 +450,72 @@ fn a_grid_can_sweep_the_host_stack() {
         assert!(on.iter().all(|r| r["sender"] == stack), "{point}");
     }
 }
+
+/// `--html`: one self-contained page with the scenario, a table row per point and controller,
+/// the plots inline (cwnd plots too: a run keeps its window traces), the command line and the
+/// versions; it loads nothing from anywhere. (The same page in a real browser:
+/// `harness/tests/browser/html-report.sh`, run by CI.)
+#[test]
+fn html_report_is_one_self_contained_page() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno,karak",
+            "--seeds",
+            "2",
+            "--duration",
+            "3s",
+            "--html",
+            "report.html",
+            "--quiet",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let html = std::fs::read_to_string(dir.path().join("report.html")).unwrap();
+    assert!(html.starts_with("<!DOCTYPE html>") && html.trim_end().ends_with("</html>"));
+    // The demo's one point: a header row and a row per controller; its goodput and cwnd plots.
+    assert_eq!(html.matches("<tr").count(), 3, "{html}");
+    assert_eq!(html.matches("<svg").count(), 2);
+    assert!(html.contains("<td>karak</td>") && html.contains("<polyline"));
+    // Self-contained: no script, stylesheet link, image, frame or remote URL to fetch.
+    for needle in [
+        "<script", "<link", "<img", "<iframe", "src=", "url(", "href=",
+    ] {
+        assert!(!html.contains(needle), "`{needle}` in the page");
+    }
+    // Provenance: the command as typed, and the versions.
+    assert!(
+        html.contains(
+            "run --controllers newreno,karak --seeds 2 --duration 3s --html report.html --quiet"
+        ),
+        "command line missing"
+    );
+    for needle in [
+        "<dt>harness</dt>",
+        "<dt>quinn-proto</dt>",
+        "<dt>compiler</dt>",
+    ] {
+        assert!(html.contains(needle), "`{needle}` missing");
+    }
+    // The same command without --html prints the same table: the page changes nothing.
+    assert!(
+        !html.contains("<dt>ns-3</dt>"),
+        "no ns-3 rows, no ns-3 version"
+    );
+}
+
+/// `--html` and another output naming the same file is refused before any run.
+#[test]
+fn html_report_refuses_to_overwrite_another_output() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(
+        dir.path(),
+        &["run", "--seeds", "1", "--json", "x", "--html", "x"],
+    );
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let err = stderr(&output);
+    assert!(err.contains("--json and --html both name `x`"), "{err}");
+}

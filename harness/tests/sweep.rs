@@ -467,9 +467,20 @@ labels = ["0", "0.02"]
     assert!(output.status.success(), "{}", stderr(&output));
     let output = run_in(
         dir.path(),
-        &["merge", "out", "--plot", "plots", "--json", "r.json"],
+        &[
+            "merge", "out", "--plot", "plots", "--json", "r.json", "--html", "r.html",
+        ],
     );
     assert!(output.status.success(), "{}", stderr(&output));
+    // The page holds the same plots as the directory, inline: against the axis, and per point.
+    let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+    let plots = std::fs::read_dir(dir.path().join("plots")).unwrap().count();
+    assert_eq!(
+        html.matches("<svg").count(),
+        plots,
+        "one inline SVG per plot file"
+    );
+    assert!(html.contains("goodput-vs-PER.svg") && html.contains("<td>karak</td>"));
     let svg = std::fs::read_to_string(dir.path().join("plots/goodput-vs-PER.svg")).unwrap();
     for needle in ["<svg", "newreno", "karak", "95% CI", "\n0.02\n"] {
         assert!(svg.contains(needle), "`{needle}` missing from the plot");

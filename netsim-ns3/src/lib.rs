@@ -78,6 +78,10 @@ pub use window_probe::{FixedWindow, WindowReport};
 /// Whether this build has ns-3 (the `ns3` feature).
 pub const AVAILABLE: bool = cfg!(feature = "ns3");
 
+/// The ns-3 version this crate was built against (pkg-config's, e.g. `3.37`), with the `ns3`
+/// feature; `None` without it.
+pub const NS3_VERSION: Option<&str> = option_env!("NS3_VERSION");
+
 /// What can go wrong building or running a simulation.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {

@@ -58,6 +58,10 @@ pub struct MergeArgs {
     /// with one axis (result files keep no window traces, so no cwnd plots).
     #[arg(long, value_name = "DIR")]
     pub(super) plot: Option<PathBuf>,
+    /// Write a self-contained HTML report to FILE: the scenario, the table, the goodput plots,
+    /// the command line and the versions.
+    #[arg(long, value_name = "FILE")]
+    pub(super) html: Option<PathBuf>,
 }
 
 /// `harness calibrate`.
@@ -304,6 +308,10 @@ pub struct OutputArgs {
     /// Write SVG plots (cwnd over time, goodput per controller) for every point into DIR.
     #[arg(long, value_name = "DIR")]
     pub(super) plot: Option<PathBuf>,
+    /// Write a self-contained HTML report to FILE: the scenario, the table, every plot of
+    /// --plot (inline), the command line and the versions. Opens offline; loads nothing.
+    #[arg(long, value_name = "FILE")]
+    pub(super) html: Option<PathBuf>,
     /// Write quinn's qlog of every client connection into DIR (quinn-proto 0.11 `qlog`
     /// feature; one .sqlog per connection).
     #[arg(long, value_name = "DIR")]

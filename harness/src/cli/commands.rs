@@ -48,13 +48,17 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
         ("--json", &args.json),
         ("--csv", &args.csv),
         ("--jsonl", &args.jsonl),
+        ("--html", &args.html),
     ]);
     let inputs: Vec<(&str, &Path)> = files
         .iter()
         .map(|f| ("a merged file", f.as_path()))
         .collect();
     check_distinct(&outputs, &inputs)?;
-    for file in [&args.json, &args.csv, &args.jsonl].into_iter().flatten() {
+    for file in [&args.json, &args.csv, &args.jsonl, &args.html]
+        .into_iter()
+        .flatten()
+    {
         check_file(file)?;
     }
     if let Some(dir) = &args.plot {
@@ -80,6 +84,12 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     if let Some(dir) = &args.plot {
         let files = report::plot::write_all(dir, meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
         eprintln!("{} plots written to {}", files.len(), dir.display());
+    }
+    if let Some(path) = &args.html {
+        let plots = report::plot::render_all(meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
+        let provenance = report::html::Provenance::current(!meta.backends.is_empty());
+        report::html::write(path, meta, &rows, &merged.runs, &plots, &provenance)?;
+        eprintln!("report written to {}", path.display());
     }
     if let Some(path) = &args.jsonl {
         crate::result_file::write(path, &merged.header, &merged.runs)?;

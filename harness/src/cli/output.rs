@@ -86,10 +86,14 @@ impl OutputArgs {
     /// Checks every output before any run starts: the files can be written, none names
     /// another output or the scenario file `input`, and what `grid` runs can write them.
     pub(super) fn check(&self, input: Option<&Path>, grid: &crate::scenario::Grid) -> Result<()> {
-        let outputs = given(&[("--json", &self.json), ("--csv", &self.csv)]);
+        let outputs = given(&[
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--html", &self.html),
+        ]);
         let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
         check_distinct(&outputs, &inputs)?;
-        for file in [&self.json, &self.csv].into_iter().flatten() {
+        for file in [&self.json, &self.csv, &self.html].into_iter().flatten() {
             check_file(file)?;
         }
         for dir in [&self.plot, &self.qlog].into_iter().flatten() {
@@ -127,7 +131,8 @@ impl OutputArgs {
 
     pub(super) fn options(&self) -> RunOptions {
         RunOptions {
-            trace: self.plot.is_some(),
+            // cwnd plots need the window traces: for --plot and for --html's plots.
+            trace: self.plot.is_some() || self.html.is_some(),
             qlog_dir: self.qlog.clone(),
             // This binary runs each ns-3 run in a process of its own (`ns3-worker`).
             ns3_worker: std::env::current_exe().ok(),
@@ -150,12 +155,18 @@ impl OutputArgs {
         if let Some(path) = &self.csv {
             report::csv::write(path, runs)?;
         }
+        let route_down = |point: &str, seed: u64, until: f64| {
+            grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))
+        };
         if let Some(dir) = &self.plot {
-            let route_down = |point: &str, seed: u64, until: f64| {
-                grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))
-            };
             let files = report::plot::write_all(dir, meta, &rows, runs, &route_down)?;
             eprintln!("{} plots written to {}", files.len(), dir.display());
+        }
+        if let Some(path) = &self.html {
+            let plots = report::plot::render_all(meta, &rows, runs, &route_down)?;
+            let provenance = report::html::Provenance::current(!meta.backends.is_empty());
+            report::html::write(path, meta, &rows, runs, &plots, &provenance)?;
+            eprintln!("report written to {}", path.display());
         }
         Ok(())
     }

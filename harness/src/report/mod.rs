@@ -1,7 +1,8 @@
 //! Reports: statistics over seeds per (scenario point, controller), rendered as a terminal
-//! table, JSON, CSV and SVG plots.
+//! table, JSON, CSV, SVG plots and a self-contained HTML page.
 
 pub mod csv;
+pub mod html;
 pub mod json;
 pub mod paired;
 pub mod plot;

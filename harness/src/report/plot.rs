@@ -32,24 +32,42 @@ pub fn slug(label: &str) -> String {
 /// Time spans `(from, to)` in seconds of link time.
 pub type Spans = Vec<(f64, f64)>;
 
-/// Writes `cwnd-<point>.svg` and `goodput-<point>.svg` for every point into `dir`, and for a
-/// grid with one axis and several points `goodput-vs-<axis>.svg`; returns the files written.
-/// cwnd plots need window traces, which results read back from a file do not have: without
-/// them only the goodput plots are written. `route_down(point, seed, until)` gives the spans a
-/// point's route was down in the run with that seed, shaded on its cwnd plot.
-pub fn write_all(
-    dir: &Path,
+/// One plot: the file name it is written under (`goodput-<point>.svg`, ...), a caption, and
+/// the SVG document.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Plot {
+    /// File name in a `--plot` directory.
+    pub file: String,
+    /// What it shows, in words.
+    pub caption: String,
+    /// The SVG document.
+    pub svg: String,
+}
+
+/// Renders every plot of a report: for a grid with one axis and several points
+/// `goodput-vs-<axis>.svg`, then per point `goodput-<point>.svg` and, when the runs carry
+/// window traces, `cwnd-<point>.svg` (results read back from a file have none).
+/// `route_down(point, seed, until)` gives the spans a point's route was down in the run with
+/// that seed, shaded on its cwnd plot.
+pub fn render_all(
     meta: &ReportMeta,
     rows: &[SummaryRow],
     runs: &[RunResult],
     route_down: &dyn Fn(&str, u64, f64) -> Spans,
-) -> Result<Vec<PathBuf>> {
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
-    let mut written = Vec::new();
+) -> Result<Vec<Plot>> {
+    let failed = |file: &str, e: Box<dyn std::error::Error>| {
+        HarnessError::output(Path::new(file), std::io::Error::other(e.to_string()))
+    };
+    let mut plots = Vec::new();
     if let ([axis], true) = (meta.axes.as_slice(), meta.points.len() > 1) {
-        let path = dir.join(format!("goodput-vs-{}.svg", slug(axis)));
-        goodput_vs_axis(&path, meta, axis, rows).map_err(|e| HarnessError::output(&path, e))?;
-        written.push(path);
+        let file = format!("goodput-vs-{}.svg", slug(axis));
+        let mut svg = String::new();
+        goodput_vs_axis(&mut svg, meta, axis, rows).map_err(|e| failed(&file, e))?;
+        plots.push(Plot {
+            file,
+            caption: format!("Goodput against {axis}: mean over seeds with its 95% interval"),
+            svg,
+        });
     }
     let traced = runs
         .iter()
@@ -59,13 +77,18 @@ pub fn write_all(
         if at_point.is_empty() {
             continue;
         }
-        let path = dir.join(format!("goodput-{}.svg", slug(point)));
-        goodput(&path, point, &at_point).map_err(|e| HarnessError::output(&path, e))?;
-        written.push(path);
+        let file = format!("goodput-{}.svg", slug(point));
+        let mut svg = String::new();
+        goodput(&mut svg, point, &at_point).map_err(|e| failed(&file, e))?;
+        plots.push(Plot {
+            file,
+            caption: format!("{point}: goodput per controller, mean ± 1 sd over seeds"),
+            svg,
+        });
         if !traced {
             continue;
         }
-        let path = dir.join(format!("cwnd-{}.svg", slug(point)));
+        let file = format!("cwnd-{}.svg", slug(point));
         let first_seed = runs
             .iter()
             .filter(|r| &r.point == point)
@@ -81,7 +104,33 @@ pub fn write_all(
             Some(run) => run.route_down_s.clone(),
             None => first_seed.map_or_else(Vec::new, |seed| route_down(point, seed, t_max)),
         };
-        cwnd(&path, point, &traces, t_max, &down).map_err(|e| HarnessError::output(&path, e))?;
+        let mut svg = String::new();
+        cwnd(&mut svg, point, &traces, t_max, &down).map_err(|e| failed(&file, e))?;
+        plots.push(Plot {
+            file,
+            caption: format!(
+                "{point}: congestion window of flow 0, seed {}, route-down periods shaded",
+                first_seed.unwrap_or_default()
+            ),
+            svg,
+        });
+    }
+    Ok(plots)
+}
+
+/// Writes every plot of [`render_all`] into `dir`; returns the files written.
+pub fn write_all(
+    dir: &Path,
+    meta: &ReportMeta,
+    rows: &[SummaryRow],
+    runs: &[RunResult],
+    route_down: &dyn Fn(&str, u64, f64) -> Spans,
+) -> Result<Vec<PathBuf>> {
+    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
+    let mut written = Vec::new();
+    for plot in render_all(meta, rows, runs, route_down)? {
+        let path = dir.join(&plot.file);
+        std::fs::write(&path, plot.svg).map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
     }
     Ok(written)
@@ -111,8 +160,13 @@ fn legend_and_present<'a, 'b: 'a>(
 
 /// Goodput against the grid's one axis: a line per controller through its means, each point
 /// with the 95% confidence interval of the mean over seeds.
-fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRow]) -> PlotResult {
-    let root = SVGBackend::new(path, (900, 560)).into_drawing_area();
+fn goodput_vs_axis(
+    out: &mut String,
+    meta: &ReportMeta,
+    axis: &str,
+    rows: &[SummaryRow],
+) -> PlotResult {
+    let root = SVGBackend::with_string(out, (900, 560)).into_drawing_area();
     root.fill(&WHITE)?;
     let labels: Vec<String> = meta
         .points
@@ -202,8 +256,8 @@ fn goodput_vs_axis(path: &Path, meta: &ReportMeta, axis: &str, rows: &[SummaryRo
     legend_and_present(&mut chart, &root)
 }
 
-fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+fn goodput(out: &mut String, point: &str, rows: &[&SummaryRow]) -> PlotResult {
+    let root = SVGBackend::with_string(out, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let top = rows
         .iter()
@@ -251,13 +305,13 @@ fn goodput(path: &Path, point: &str, rows: &[&SummaryRow]) -> PlotResult {
 
 /// The window of flow 0 of every run in `runs`, over `[0, t_max]` seconds, with `down` shaded.
 fn cwnd(
-    path: &Path,
+    out: &mut String,
     point: &str,
     runs: &[&RunResult],
     t_max: f64,
     down: &[(f64, f64)],
 ) -> PlotResult {
-    let root = SVGBackend::new(path, (900, 500)).into_drawing_area();
+    let root = SVGBackend::with_string(out, (900, 500)).into_drawing_area();
     root.fill(&WHITE)?;
     let traces: Vec<(&str, Vec<(f64, f64)>)> = runs
         .iter()

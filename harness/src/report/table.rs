@@ -34,22 +34,40 @@ fn controller_cell(row: &SummaryRow) -> String {
     cell
 }
 
-/// Renders the table (plain text, fixed-width columns).
-pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
-    let mut out = String::new();
-    let _ = writeln!(out, "{}", meta.name);
+/// A table before rendering: column headers and rows, each row beside its point (rows of one
+/// point are grouped). The terminal table and the HTML report render the same cells.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Table {
+    /// Column headers.
+    pub headers: Vec<&'static str>,
+    /// (point, cells) per row.
+    pub rows: Vec<(String, Vec<String>)>,
+}
+
+/// The lines above the table: the grid's name, description, the paper it follows, the ns-3
+/// scenarios, and the seeds.
+pub fn heading(meta: &ReportMeta) -> Vec<String> {
+    let mut lines = vec![meta.name.clone()];
     if !meta.description.is_empty() {
-        let _ = writeln!(out, "{}", meta.description);
+        lines.push(meta.description.clone());
     }
     if let Some(paper) = &meta.paper {
-        let _ = writeln!(out, "follows: {paper}");
+        lines.push(format!("follows: {paper}"));
     }
     for backend in &meta.backends {
-        let _ = writeln!(out, "backend {backend}");
+        lines.push(format!("backend {backend}"));
     }
     let seeds: Vec<String> = meta.seeds.iter().map(u64::to_string).collect();
-    let _ = writeln!(out, "seeds: {} (mean ± sd over seeds)", seeds.join(", "));
-    let headers = [
+    lines.push(format!(
+        "seeds: {} (mean ± sd over seeds)",
+        seeds.join(", ")
+    ));
+    lines
+}
+
+/// The summary table: one row per (point, controller).
+pub fn summary(rows: &[SummaryRow]) -> Table {
+    let headers = vec![
         "point",
         "controller",
         "goodput Mb/s",
@@ -106,28 +124,48 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
             ],
         ));
     }
-    out.push_str(&columns(&headers, &table));
+    Table {
+        headers,
+        rows: table,
+    }
+}
+
+/// The notes below the summary table.
+pub fn notes(rows: &[SummaryRow]) -> Vec<&'static str> {
+    let mut notes = Vec::new();
     if rows.iter().any(|r| r.clock == Clock::Real) {
-        let _ = writeln!(
-            out,
-            "real time: run on the wall clock, not bit-reproducible (quiche reads the system clock; its TLS RNG is BoringSSL's)"
+        notes.push(
+            "real time: run on the wall clock, not bit-reproducible (quiche reads the system clock; its TLS RNG is BoringSSL's)",
         );
     }
     if rows
         .iter()
         .any(|r| !r.reproducible && r.clock != Clock::Real)
     {
-        let _ = writeln!(
-            out,
-            "(*) not reproducible from the seed (draws from an unseeded RNG)"
-        );
+        notes.push("(*) not reproducible from the seed (draws from an unseeded RNG)");
     }
-    let _ = writeln!(
-        out,
-        "util = goodput / netsim's physical limit; FR/T1/T2/T0 = loss-signal classes per run (ports only)"
+    notes.push(
+        "util = goodput / netsim's physical limit; FR/T1/T2/T0 = loss-signal classes per run (ports only)",
     );
-    if rows.iter().any(|r| r.ns3.is_some()) {
-        out.push_str(&render_ns3(rows));
+    notes
+}
+
+/// Renders the table (plain text, fixed-width columns).
+pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
+    let mut out = String::new();
+    for line in heading(meta) {
+        let _ = writeln!(out, "{line}");
+    }
+    let table = summary(rows);
+    out.push_str(&columns(&table.headers, &table.rows));
+    for note in notes(rows) {
+        let _ = writeln!(out, "{note}");
+    }
+    if let Some(table) = ns3(rows) {
+        out.push('\n');
+        let _ = writeln!(out, "{NS3_TITLE}:");
+        out.push_str(&columns(&table.headers, &table.rows));
+        let _ = writeln!(out, "{NS3_NOTE}");
     }
     out
 }
@@ -167,10 +205,23 @@ pub(crate) fn columns(headers: &[&str], table: &[(String, Vec<String>)]) -> Stri
     out
 }
 
+/// The ns-3 table's title.
+pub const NS3_TITLE: &str = "ns-3, data direction (mean per run)";
+
+/// The ns-3 table's note.
+pub const NS3_NOTE: &str = "ns-3 rows: util is '-' (no physical limit is computed: an 802.11 network's capacity \
+     depends on its traffic); hops = 1 + forwarders of delivered datagrams; route up % = \
+     geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic; \
+     xNewReno paired = geometric mean over seeds of goodput / NewReno's on the same seed, \
+     95% CI, * when it excludes 1";
+
 /// What ns-3 did on the ns-3 rows: the data direction's hops, route changes and drops by
-/// reason, and the network's MAC retransmissions, mean per run.
-fn render_ns3(rows: &[SummaryRow]) -> String {
-    let headers = [
+/// reason, and the network's MAC retransmissions, mean per run. `None` without ns-3 rows.
+pub fn ns3(rows: &[SummaryRow]) -> Option<Table> {
+    if !rows.iter().any(|r| r.ns3.is_some()) {
+        return None;
+    }
+    let headers = vec![
         "point",
         "controller",
         "xNewReno paired [95% CI]",
@@ -210,14 +261,8 @@ fn render_ns3(rows: &[SummaryRow]) -> String {
             ))
         })
         .collect();
-    let mut out = String::from("\nns-3, data direction (mean per run):\n");
-    out.push_str(&columns(&headers, &table));
-    out.push_str(
-        "ns-3 rows: util is '-' (no physical limit is computed: an 802.11 network's capacity \
-         depends on its traffic); hops = 1 + forwarders of delivered datagrams; route up % = \
-         geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic; \
-         xNewReno paired = geometric mean over seeds of goodput / NewReno's on the same seed, \
-         95% CI, * when it excludes 1\n",
-    );
-    out
+    Some(Table {
+        headers,
+        rows: table,
+    })
 }
