@@ -308,10 +308,21 @@ mod with_ns3 {
                 "plots",
                 "--json",
                 "r.json",
+                "--html",
+                "r.html",
                 "-q",
             ],
         );
         assert!(output.status.success(), "{}", stderr(&output));
+        // The HTML report names the ns-3 scenario and the ns-3 it ran on.
+        let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
+        let version = netsim_ns3::NS3_VERSION.expect("built with the ns3 feature");
+        assert!(
+            html.contains(&format!("<dt>ns-3</dt><dd>{version}</dd>"))
+                && html.contains("<dt>backend</dt>")
+                && html.contains("ns-3, data direction"),
+            "ns-3 provenance missing"
+        );
         let report: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap())
                 .unwrap();
