@@ -17,7 +17,7 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::sync::Arc;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use cc_core::{PortConfig, PortController, SignalStats};
 use cc_ports::PortVisitor;
@@ -76,6 +76,61 @@ struct Sending {
     /// Bytes to send.
     #[arg(long, default_value_t = 10_000_000)]
     bytes: u64,
+    /// Stop writing after this long (e.g. 30s), then finish the stream, even if fewer than
+    /// `--bytes` were written.
+    #[arg(long, value_parser = parse_interval)]
+    duration: Option<Duration>,
+    /// The sender's send window, bytes: how far writes may run ahead of acknowledgements
+    /// (default: the stack's, about 10 MB). A small one (e.g. 262144) keeps a `--duration` run
+    /// from queueing minutes of data on a slow path.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1200..))]
+    send_window: Option<u64>,
+    /// Print the sender's progress every this long (e.g. 1s): elapsed, UDP bytes sent and their
+    /// rate in the interval, the controller's window, the RTT and packets lost. Off by default.
+    #[arg(long, value_parser = parse_interval)]
+    every: Option<Duration>,
+}
+
+/// A positive duration like `500ms`, `1s` or `2.5s`.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let (number, scale) = if let Some(ms) = text.strip_suffix("ms") {
+        (ms, 1e-3)
+    } else if let Some(s) = text.strip_suffix('s') {
+        (s, 1.0)
+    } else {
+        return Err(format!(
+            "`{text}`: a duration ends in ms or s, e.g. 500ms or 1s"
+        ));
+    };
+    match number.parse::<f64>() {
+        Ok(v) if v.is_finite() && v * scale >= 0.01 && v * scale <= 3600.0 => {
+            Ok(Duration::from_secs_f64(v * scale))
+        }
+        _ => Err(format!(
+            "`{text}`: the interval must be between 10ms and 3600s"
+        )),
+    }
+}
+
+/// What the sender prints every `--every`.
+struct Progress {
+    udp_bytes: u64,
+    cwnd: u64,
+    rtt: Duration,
+    lost: u64,
+}
+
+/// Prints one progress line: `interval_bytes` of UDP payload left in the last `interval`.
+fn print_progress(start: Instant, interval_bytes: u64, interval: Duration, p: &Progress) {
+    println!(
+        "{:7.1} s  {:>10} UDP bytes sent  {:6.2} Mb/s  cwnd {:>7} B  rtt {:>6.1} ms  lost {}",
+        start.elapsed().as_secs_f64(),
+        p.udp_bytes,
+        interval_bytes as f64 * 8.0 / interval.as_secs_f64() / 1e6,
+        p.cwnd,
+        p.rtt.as_secs_f64() * 1e3,
+        p.lost,
+    );
 }
 
 fn main() {
@@ -157,7 +212,8 @@ macro_rules! stack {
         port_factory: $port_factory:path,
         from_controller: $from:ident,
         congestion_state: |$cs_conn:ident| $congestion_state:expr,
-        lost_and_events: |$st_conn:ident| $lost_and_events:expr
+        lost_and_events: |$st_conn:ident| $lost_and_events:expr,
+        progress: |$pr_conn:ident| $progress:expr
     ) => {
         mod $module {
             use super::*;
@@ -237,6 +293,9 @@ macro_rules! stack {
                     .ok_or_else(|| format!("--controller {}: not a port", s.controller))?;
                 let mut transport = TransportConfig::default();
                 transport.congestion_controller_factory(factory);
+                if let Some(window) = s.send_window {
+                    transport.send_window(window);
+                }
                 let mut config =
                     ClientConfig::new(Arc::new(QuicClientConfig::try_from(client_tls(cert)?)?));
                 config.transport_config(Arc::new(transport));
@@ -254,15 +313,47 @@ macro_rules! stack {
                 let start = Instant::now();
                 let connection = client.connect(server, "localhost")?.await?;
                 let mut stream = connection.open_uni().await?;
+                let reporter = s.every.map(|every| {
+                    let connection = connection.clone();
+                    tokio::spawn(async move {
+                        let mut last = 0u64;
+                        loop {
+                            tokio::time::sleep(every).await;
+                            let progress = {
+                                let $pr_conn = &connection;
+                                $progress
+                            };
+                            let interval = progress.udp_bytes.saturating_sub(last);
+                            print_progress(start, interval, every, &progress);
+                            last = progress.udp_bytes;
+                        }
+                    })
+                });
                 let chunk = vec![0x5a; 64 * 1024];
                 let mut sent = 0u64;
-                while sent < s.bytes {
+                let deadline = s.duration.map(|d| start + d);
+                while sent < s.bytes && deadline.is_none_or(|d| Instant::now() < d) {
                     let n = chunk.len().min((s.bytes - sent) as usize);
-                    stream.write_all(&chunk[..n]).await?;
-                    sent += n as u64;
+                    // `write` is cancel-safe (it wrote its count or nothing), so a write
+                    // blocked by flow control or a down route can end at the deadline.
+                    let write = stream.write(&chunk[..n]);
+                    let written = match deadline {
+                        Some(d) => {
+                            let left = d.saturating_duration_since(Instant::now());
+                            match tokio::time::timeout(left, write).await {
+                                Ok(done) => done?,
+                                Err(_) => break,
+                            }
+                        }
+                        None => write.await?,
+                    };
+                    sent += written as u64;
                 }
                 stream.finish()?;
                 stream.stopped().await?;
+                if let Some(reporter) = reporter {
+                    reporter.abort();
+                }
                 let seconds = start.elapsed().as_secs_f64();
                 let (lost, events) = {
                     let $st_conn = &connection;
@@ -318,6 +409,15 @@ stack! {
     lost_and_events: |c| {
         let stats = c.stats();
         (stats.path.lost_packets, stats.path.congestion_events)
+    },
+    progress: |c| {
+        let stats = c.stats();
+        Progress {
+            udp_bytes: stats.udp_tx.bytes,
+            cwnd: stats.path.cwnd,
+            rtt: stats.path.rtt,
+            lost: stats.path.lost_packets,
+        }
     }
 }
 
@@ -333,5 +433,14 @@ stack! {
             .path_stats(noq::PathId::ZERO)
             .map_or(0, |p| p.congestion_events);
         (c.stats().lost_packets, events)
+    },
+    progress: |c| {
+        let path = c.path_stats(noq::PathId::ZERO);
+        Progress {
+            udp_bytes: c.stats().udp_tx.bytes,
+            cwnd: path.as_ref().map_or(0, |p| p.cwnd),
+            rtt: path.as_ref().map_or(Duration::ZERO, |p| p.rtt),
+            lost: c.stats().lost_packets,
+        }
     }
 }
