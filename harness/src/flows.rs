@@ -4,8 +4,9 @@
 //! once (ns-3's many-source networks), pair `p`'s flows numbered from `p x n`.
 //!
 //! A pair's flows connect one after another (so the server accepts them in the client's order),
-//! flow `i` no earlier than `i x stagger`, and send as soon as they are connected; pairs connect
-//! independently. A duration transfer stops at the deadline: what arrived in order by then is
+//! each no earlier than its start ([`FlowPlan`]: `i x stagger`, or the scenario's listed flows'
+//! starts), and send as soon as they are connected; pairs connect independently. A flow may run
+//! a transport of its own (another congestion controller: a mixed run). A duration transfer stops at the deadline: what arrived in order by then is
 //! the flow's goodput. A byte transfer ends when every receiver has read its whole stream.
 
 use std::sync::Arc;
@@ -59,6 +60,14 @@ pub enum Amount {
     Bytes(u64),
 }
 
+/// When each flow starts and which client transport it runs, by flow index.
+pub struct FlowPlan<'a, T> {
+    /// Flow `index`'s start, link time.
+    pub start: &'a (dyn Fn(u32) -> Duration + Sync),
+    /// Flow `index`'s client transport; `None`: the client endpoint's (the run's controller).
+    pub transport: &'a (dyn Fn(u32) -> Option<Arc<T>> + Sync),
+}
+
 /// The content seed of flow `index` in a run seeded with `run_seed`.
 pub fn flow_seed(run_seed: u64, index: u32) -> u64 {
     derive_seed(run_seed, &format!("harness/flow/{index}"))
@@ -72,19 +81,19 @@ pub async fn run_flows<P: Pairing>(
     run_seed: u64,
     first: u32,
     count: u32,
-    stagger: Duration,
+    plan: &FlowPlan<'_, <P::Client as Host>::Transport>,
     amount: Amount,
     flows: &tokio::sync::Mutex<Vec<Flow<P::Client>>>,
 ) -> Result<(), String> {
     let mut tasks = JoinSet::new();
     let link = P::link(pair).clone();
     for index in first..first + count {
-        let start = stagger.saturating_mul(index);
+        let start = (plan.start)(index);
         let now = link.now();
         if start > now {
             tokio::time::sleep(start - now).await;
         }
-        let (client, server) = P::connect(pair)
+        let (client, server) = P::connect(pair, (plan.transport)(index))
             .await
             .map_err(|e| format!("flow {index}: {e}"))?;
         let counters = Arc::new(FlowCounters::default());
@@ -119,16 +128,16 @@ pub async fn run_pairs<P: Pairing>(
     pairs: &[P::Pair],
     run_seed: u64,
     count: u32,
-    stagger: Duration,
+    plan: &FlowPlan<'_, <P::Client as Host>::Transport>,
     amount: Amount,
     flows: &tokio::sync::Mutex<Vec<Flow<P::Client>>>,
 ) -> Result<(), String> {
     if let [pair] = pairs {
-        return run_flows::<P>(pair, run_seed, 0, count, stagger, amount, flows).await;
+        return run_flows::<P>(pair, run_seed, 0, count, plan, amount, flows).await;
     }
     let runs = pairs.iter().enumerate().map(|(p, pair)| {
         let first = u32::try_from(p).unwrap_or(u32::MAX).saturating_mul(count);
-        run_flows::<P>(pair, run_seed, first, count, stagger, amount, flows)
+        run_flows::<P>(pair, run_seed, first, count, plan, amount, flows)
     });
     futures_util::future::try_join_all(runs).await.map(|_| ())
 }

@@ -86,6 +86,10 @@ impl SignalCounts {
 /// One flow's metrics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowMetrics {
+    /// Its controller's label in a mixed run (`[[flow]]`, `--mix`); `None` otherwise (the
+    /// run's controller).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
     /// Flow index.
     pub flow: u32,
     /// Link time the flow's connection was established, seconds (`None` if it never was).
@@ -120,6 +124,10 @@ pub struct FlowMetrics {
     pub packets_retransmitted: Option<u64>,
     /// Congestion events by loss-signal class (ports only).
     pub signals: Option<SignalCounts>,
+    /// Smallest RTT sample, milliseconds: the flow's base RTT, against which its median
+    /// shows the queueing delay it saw (`None` without samples).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rtt_min_ms: Option<f64>,
     /// Median RTT sample, milliseconds (`None` without samples).
     pub rtt_p50_ms: Option<f64>,
     /// 95th-percentile RTT sample, milliseconds.
@@ -308,6 +316,7 @@ impl FlowMetrics {
     /// A flow that never connected: nothing delivered, nothing measured.
     pub fn unconnected(index: u32) -> Self {
         Self {
+            controller: None,
             flow: index,
             connected_s: None,
             finished_s: None,
@@ -322,6 +331,7 @@ impl FlowMetrics {
             congestion_events: None,
             packets_retransmitted: None,
             signals: None,
+            rtt_min_ms: None,
             rtt_p50_ms: None,
             rtt_p95_ms: None,
             rtt_samples: 0,

@@ -51,6 +51,18 @@ const PRESETS: &[Preset] = &[
         text: include_str!("../presets/abra-nodes.toml"),
     },
     Preset {
+        name: "coexist",
+        text: include_str!("../presets/coexist.toml"),
+    },
+    Preset {
+        name: "coexist-wireless",
+        text: include_str!("../presets/coexist-wireless.toml"),
+    },
+    Preset {
+        name: "coexist-manet",
+        text: include_str!("../presets/coexist-manet.toml"),
+    },
+    Preset {
         name: "ns3-manet",
         text: include_str!("../presets/ns3-manet.toml"),
     },

@@ -10,7 +10,7 @@ use std::time::Duration;
 
 use crate::controllers::{self, BuildOn};
 use crate::error::{HarnessError, Result};
-use crate::flows::{Amount, Flow, run_pairs};
+use crate::flows::{Amount, Flow, FlowPlan, run_pairs};
 use crate::host::{self, Host, Pairing};
 use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
 use crate::scenario::{Scenario, Transfer};
@@ -84,6 +84,30 @@ where
         scenario.transport.time_threshold,
     )?;
     let client = P::Client::with_qlog(client, options, spec, epoch)?;
+    // A mixed run's other controllers: one client transport each, shared by their flows.
+    let mut others: Vec<Other<P::Client>> = Vec::new();
+    for name in scenario.mix.iter().filter_map(|f| f.controller.as_deref()) {
+        if others.iter().any(|o| o.name == name) {
+            continue;
+        }
+        let other = controllers::ControllerSpec {
+            name: name.to_owned(),
+            settings: Default::default(),
+        };
+        let built = controllers::build::<P::Client>(&other, &signal)?;
+        let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
+        let transport = P::Client::client_transport(
+            probe,
+            idle,
+            scenario.transport.packet_threshold,
+            scenario.transport.time_threshold,
+        )?;
+        others.push(Other {
+            name: name.to_owned(),
+            built,
+            transport: Arc::new(transport),
+        });
+    }
     let server = P::Server::server_transport(idle)?;
     // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
     let (client, server) = (Arc::new(client), Arc::new(server));
@@ -103,14 +127,23 @@ where
     let total_flows = scenario.flows * pairs.len() as u32;
 
     let flows = tokio::sync::Mutex::new(Vec::<Flow<P::Client>>::new());
-    let stagger = scenario.flow_stagger;
+    let other = |index: u32| {
+        let name = scenario.flow_controller(index)?;
+        others.iter().find(|o| o.name == name)
+    };
+    let start = |index: u32| scenario.flow_start(index);
+    let transport = |index: u32| other(index).map(|o| o.transport.clone());
+    let plan = FlowPlan {
+        start: &start,
+        transport: &transport,
+    };
     match scenario.transfer {
         Transfer::Duration(d) => {
             let work = run_pairs::<P>(
                 &pairs,
                 spec.seed,
                 scenario.flows,
-                stagger,
+                &plan,
                 Amount::Unbounded,
                 &flows,
             );
@@ -123,7 +156,7 @@ where
                 &pairs,
                 spec.seed,
                 scenario.flows,
-                stagger,
+                &plan,
                 Amount::Bytes(bytes),
                 &flows,
             );
@@ -183,7 +216,16 @@ where
                 flow.index
             ));
         }
-        flow_metrics.push(flow_metrics_of(flow, &built, scenario, end, epoch));
+        let (flow_built, label) = match other(flow.index) {
+            Some(o) => (&o.built, Some(o.name.clone())),
+            None => (
+                &built,
+                (!scenario.mix.is_empty()).then(|| spec.controller.label()),
+            ),
+        };
+        let mut metrics = flow_metrics_of(flow, flow_built, scenario, end, epoch);
+        metrics.controller = label;
+        flow_metrics.push(metrics);
     }
     for flow in &flows {
         if let Some(client) = &flow.client {
@@ -203,8 +245,10 @@ where
     let bytes_delivered: u64 = flow_metrics.iter().map(|f| f.bytes_delivered).sum();
     let udp_bytes: u64 = flow_metrics.iter().map(|f| f.udp_bytes_sent).sum();
     let data = &accounting.a_to_b;
+    // The run's own flows' loss signals (a mixed run's other ports report theirs per flow).
     let signals = flow_metrics
         .iter()
+        .filter(|f| other(f.flow).is_none())
         .filter_map(|f| f.signals.as_ref())
         .fold(None::<SignalCounts>, |acc, s| {
             Some(acc.map_or_else(|| s.clone(), |a| a.plus(s)))
@@ -255,6 +299,13 @@ where
     Ok(result)
 }
 
+/// One of a mixed run's other controllers, built for the run's stack.
+struct Other<H: Host> {
+    name: String,
+    built: controllers::BuiltController<H>,
+    transport: Arc<H::Transport>,
+}
+
 fn flow_metrics_of<H: Host>(
     flow: &Flow<H>,
     built: &controllers::BuiltController<H>,
@@ -266,10 +317,7 @@ fn flow_metrics_of<H: Host>(
     let seconds = |nanos: u64| (nanos > 0).then_some(nanos as f64 * 1e-9);
     let connected_s = seconds(counters.connected_at_nanos.load(Ordering::Relaxed));
     let finished_s = seconds(counters.finished_at_nanos.load(Ordering::Relaxed));
-    let start = scenario
-        .flow_stagger
-        .saturating_mul(flow.index)
-        .as_secs_f64();
+    let start = scenario.flow_start(flow.index).as_secs_f64();
     let window = match scenario.transfer {
         Transfer::Duration(_) => end.as_secs_f64() - start,
         Transfer::Bytes { .. } => finished_s.unwrap_or(end.as_secs_f64()) - start,
@@ -305,6 +353,7 @@ fn flow_metrics_of<H: Host>(
         let mut samples = recording.rtt_samples_us.clone();
         samples.sort_unstable();
         let ms = |us: u64| us as f64 / 1000.0;
+        metrics.rtt_min_ms = samples.first().copied().map(ms);
         metrics.rtt_p50_ms = quantile(&samples, 0.5).map(ms);
         metrics.rtt_p95_ms = quantile(&samples, 0.95).map(ms);
         metrics.rtt_samples = samples.len() as u64;

@@ -12,6 +12,11 @@
 //! seeds = 3                       # 1, 2, 3; or a list: seeds = [7, 8]
 //! flows = 1                       # concurrent connections sharing the path (1 to 64)
 //! flow_stagger = "0s"             # flow i starts i x flow_stagger after flow 0
+//! # [[flow]]                      # or list the flows (a mixed run), one table each:
+//! # start = "0s"                  #   when it starts (default: i x flow_stagger)
+//! # [[flow]]
+//! # controller = "cubic"          #   its own controller; without one, the run's controller
+//! # start = "10s"
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
 //! stack = "quinn"                 # the host stack of the ports and baselines: "quinn" or "noq"
 //! receiver = "noq"                # the receiver's stack: "quinn", "noq" or "quiche" (`quiche`
@@ -89,6 +94,7 @@ pub const MAX_RUNS: usize = 100_000;
 const NOT_AXES: &[&str] = &[
     "seeds",
     "controllers",
+    "flow",
     "name",
     "description",
     "paper",
@@ -105,6 +111,8 @@ struct ScenarioFile {
     flows: Option<u32>,
     #[serde(default, with = "crate::units::opt_duration")]
     flow_stagger: Option<Duration>,
+    #[serde(default)]
+    flow: Vec<FlowEntry>,
     clock: Option<Clock>,
     stack: Option<Stack>,
     receiver: Option<Stack>,
@@ -169,11 +177,20 @@ struct LinkSection {
     path: Option<PathModelConfig>,
 }
 
-#[derive(Debug, Default, Deserialize)]
+#[derive(Debug, Default, Clone, Deserialize)]
 struct ControllersSection {
     select: Option<Vec<String>>,
     #[serde(flatten)]
     settings: BTreeMap<String, BTreeMap<String, Value>>,
+}
+
+/// One `[[flow]]` table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FlowEntry {
+    controller: Option<String>,
+    #[serde(default, with = "crate::units::opt_duration")]
+    start: Option<Duration>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -239,6 +256,17 @@ impl TransportSettings {
     }
 }
 
+/// One listed flow of a mixed run (`[[flow]]`, `--mix`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct MixFlow {
+    /// Its controller (registry name, default settings); `None`: the run's controller.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub controller: Option<String>,
+    /// When it starts, link time.
+    #[serde(with = "crate::units::duration")]
+    pub start: Duration,
+}
+
 /// One fully resolved scenario: a point of a grid.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Scenario {
@@ -252,9 +280,13 @@ pub struct Scenario {
     pub transfer: Transfer,
     /// Concurrent flows sharing the link.
     pub flows: u32,
-    /// Flow `i` starts `i x flow_stagger` after the first.
+    /// Flow `i` starts `i x flow_stagger` after the first (unless `mix` lists the flows).
     #[serde(with = "crate::units::duration")]
     pub flow_stagger: Duration,
+    /// The listed flows of a mixed run, `flows` of them (flow `i` of each source/sink pair is
+    /// entry `i`); empty: every flow runs the run's controller, starting `i x flow_stagger`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub mix: Vec<MixFlow>,
     /// quinn transport settings.
     pub transport: TransportSettings,
     /// Virtual or real time.
@@ -438,7 +470,29 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         .unwrap_or_else(|| source.default_name.clone());
     let mut stacks: Vec<Stack> = points.iter().map(|p| p.stack.unwrap_or_default()).collect();
     stacks.dedup();
-    let controllers = ctx.controllers(&file.controllers, &stacks)?;
+    // A mix that names every flow's controller (`--mix petra,cubic`): its first flow is the
+    // run's, and the grid runs that controller alone.
+    let mut section = file.controllers.clone();
+    if let Some(first) = points.first()
+        && !first.mix.is_empty()
+        && first.mix.iter().all(|f| f.controller.is_some())
+    {
+        if section.select.is_some() {
+            return Err(ctx.field_error(
+                "controllers.select",
+                "the [[flow]] tables (--mix) name every flow's controller, so there is no flow for \
+                 the grid's controllers to run: mark the flow under test with no controller (in \
+                 --mix: `run`, e.g. --controllers karak,petra --mix run,cubic), or drop \
+                 controllers.select (--controllers)",
+            ));
+        }
+        let name = first.mix[0].controller.clone().unwrap_or_default();
+        section.select = Some(vec![name]);
+        for point in &mut points {
+            point.mix[0].controller = None;
+        }
+    }
+    let controllers = ctx.controllers(&section, &stacks)?;
     ctx.check_stacks(&points, &controllers)?;
     check_backend_overrides(&points, overrides)?;
     ctx.check_backend_axes(&points, &axes)?;
@@ -825,7 +879,24 @@ impl Context<'_> {
                 }
             }
         };
-        let flows = file.flows.unwrap_or(1);
+        let listed = u32::try_from(file.flow.len()).unwrap_or(u32::MAX);
+        if !file.flow.is_empty()
+            && let Some(n) = file.flows
+            && n != listed
+        {
+            return Err(self.field_error(
+                "flows",
+                format!(
+                    "flows = {n} but {listed} [[flow]] tables: the tables list the flows, so give \
+                     flows = {listed} or leave flows out"
+                ),
+            ));
+        }
+        let flows = if file.flow.is_empty() {
+            file.flows.unwrap_or(1)
+        } else {
+            listed
+        };
         if !(1..=MAX_FLOWS).contains(&flows) {
             return Err(self.field_error(
                 "flows",
@@ -843,6 +914,48 @@ impl Context<'_> {
                     netsim::units::format_duration(d)
                 ),
             ));
+        }
+        let mut mix = Vec::new();
+        for (i, entry) in file.flow.iter().enumerate() {
+            let field = format!("flow[{i}]");
+            if let Some(name) = &entry.controller {
+                let named = |e: String| {
+                    self.field_error(
+                        &format!("{field}.controller"),
+                        format!("{field}.controller: {e}"),
+                    )
+                };
+                let info = controllers::lookup(name).map_err(named)?;
+                if info.stacks == [Stack::Quiche] {
+                    return Err(self.field_error(
+                        &format!("{field}.controller"),
+                        format!(
+                            "{field}.controller = \"{name}\": a mixed run's flows share one \
+                             quinn or noq client; quiche's controllers run alone"
+                        ),
+                    ));
+                }
+                info.sender(file.stack.unwrap_or_default()).map_err(named)?;
+            }
+            let start = entry
+                .start
+                .unwrap_or_else(|| flow_stagger.saturating_mul(i as u32));
+            if let Transfer::Duration(d) = transfer
+                && start >= d
+            {
+                return Err(self.field_error(
+                    &format!("{field}.start"),
+                    format!(
+                        "{field}.start = {} must be shorter than transfer.duration ({})",
+                        netsim::units::format_duration(start),
+                        netsim::units::format_duration(d)
+                    ),
+                ));
+            }
+            mix.push(MixFlow {
+                controller: entry.controller.clone(),
+                start,
+            });
         }
         let mut signal = cc_core::SignalConfig::default();
         let packet_threshold = file.transport.packet_threshold.unwrap_or(3);
@@ -894,6 +1007,7 @@ impl Context<'_> {
             transfer,
             flows,
             flow_stagger,
+            mix,
             transport: TransportSettings {
                 idle_timeout: file.transport.idle_timeout.unwrap_or(None),
                 packet_threshold,
@@ -1116,6 +1230,25 @@ fn normalize_link(doc: &mut Table) {
             }
         }
         link.insert(dir.to_owned(), Value::Table(merged));
+    }
+}
+
+impl Scenario {
+    /// When flow `index` starts, link time: its listed start in a mixed run (flow `i` of every
+    /// source/sink pair is entry `i`), else `index x flow_stagger`.
+    pub fn flow_start(&self, index: u32) -> Duration {
+        match self.mix.len() {
+            0 => self.flow_stagger.saturating_mul(index),
+            n => self.mix[index as usize % n].start,
+        }
+    }
+
+    /// Flow `index`'s own controller in a mixed run; `None`: the run's controller.
+    pub fn flow_controller(&self, index: u32) -> Option<&str> {
+        match self.mix.len() {
+            0 => None,
+            n => self.mix[index as usize % n].controller.as_deref(),
+        }
     }
 }
 

@@ -56,6 +56,51 @@ const CASES: &[Case] = &[
         expect: &["cannot read scenario file `missing.toml`"],
     },
     Case {
+        name: "flows disagreeing with the [[flow]] tables",
+        files: &[(
+            "s.toml",
+            "seeds = 1\nflows = 3\n[[flow]]\n[[flow]]\ncontroller = \"cubic\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["flows = 3 but 2 [[flow]] tables"],
+    },
+    Case {
+        name: "a listed flow's unknown controller",
+        files: &[(
+            "s.toml",
+            "seeds = 1\n[[flow]]\n[[flow]]\ncontroller = \"vegas\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["flow[1].controller", "unknown controller `vegas`"],
+    },
+    Case {
+        name: "a listed flow starting after the transfer",
+        files: &[(
+            "s.toml",
+            "seeds = 1\n[transfer]\nduration = \"10s\"\n[[flow]]\n[[flow]]\nstart = \"10s\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["flow[1].start", "shorter than transfer.duration"],
+    },
+    Case {
+        name: "--mix naming every flow and --controllers",
+        files: &[],
+        args: &["run", "--controllers", "karak", "--mix", "petra,cubic"],
+        expect: &["--mix", "no flow for the grid's controllers", "run"],
+    },
+    Case {
+        name: "--mix with an unknown controller",
+        files: &[],
+        args: &["run", "--mix", "run,vegas"],
+        expect: &["--mix", "unknown controller `vegas`"],
+    },
+    Case {
+        name: "--mix with a controller the stack cannot run",
+        files: &[],
+        args: &["run", "--mix", "run,bbr", "--stack", "noq"],
+        expect: &["flow[1].controller", "bbr3"],
+    },
+    Case {
         name: "flows out of range",
         files: &[("s.toml", "seeds = 1\nflows = 0\n")],
         args: &["run", "--scenario", "s.toml"],

@@ -519,3 +519,95 @@ fn html_report_refuses_to_overwrite_another_output() {
     let err = stderr(&output);
     assert!(err.contains("--json and --html both name `x`"), "{err}");
 }
+
+/// A mixed run (`--mix run,cubic`): each run's second flow runs Cubic whatever the run's
+/// controller, each flow reports its controller, the run's loss signals are its own flows',
+/// the summary has the coexistence figures, and the same command gives the same bytes.
+#[test]
+fn mixed_runs_give_each_flow_its_controller_and_are_reproducible() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "run",
+        "--preset",
+        "coexist",
+        "--controllers",
+        "newreno,karak",
+        "--mix",
+        "run,cubic",
+        "--seeds",
+        "1",
+        "--duration",
+        "8s",
+        "--json",
+    ];
+    let run = |out: &str| {
+        let mut a: Vec<&str> = args.to_vec();
+        a.push(out);
+        let output = run_in(dir.path(), &a);
+        assert!(output.status.success(), "{}", stderr(&output));
+        std::fs::read_to_string(dir.path().join(out)).unwrap()
+    };
+    let first = run("a.json");
+    assert_eq!(first, run("b.json"), "same command, same bytes");
+    let report: Value = serde_json::from_str(&first).unwrap();
+    let runs = report["runs"].as_array().unwrap();
+    assert_eq!(runs.len(), 8, "4 paths x 2 controllers");
+    for r in runs {
+        let flows = r["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 2, "{r}");
+        assert_eq!(flows[0]["controller"], r["controller"], "{r}");
+        assert_eq!(flows[1]["controller"], "cubic", "{r}");
+        for f in flows {
+            assert!(f["goodput_bps"].as_f64().unwrap() > 0.0, "{f}");
+            assert!(f["rtt_min_ms"].as_f64().unwrap() > 0.0, "{f}");
+        }
+        // Only the port's own flow classifies losses; Cubic's flow has no signals.
+        assert!(flows[1]["signals"].is_null(), "{r}");
+        if r["controller"] == "karak" {
+            assert!(flows[0]["signals"].is_object(), "{r}");
+        }
+    }
+    for row in report["summary"].as_array().unwrap() {
+        let c = &row["coexistence"];
+        let classes = c["classes"].as_array().unwrap();
+        assert_eq!(classes[0]["controller"], row["controller"]);
+        assert_eq!(classes[1]["controller"], "cubic");
+        let shares: f64 = classes.iter().map(|k| k["share"].as_f64().unwrap()).sum();
+        assert!((shares - 1.0).abs() < 1e-9, "{row}");
+        let jain = c["jain"].as_f64().unwrap();
+        assert!((0.5..=1.0).contains(&jain), "{row}");
+        assert!(c["vs_competitors"].as_f64().unwrap() > 0.0, "{row}");
+    }
+}
+
+/// `[[flow]]` tables set each flow's start: a flow starting at 3 s connects no earlier.
+#[test]
+fn listed_flows_start_when_their_table_says() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "seeds = 1\n[transfer]\nduration = \"8s\"\n[link.both]\nrate = \"10Mbps\"\ndelay = \"10ms\"\n\
+         [[flow]]\n[[flow]]\ncontroller = \"cubic\"\nstart = \"3s\"\n",
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--scenario",
+            "s.toml",
+            "--controllers",
+            "petra",
+            "--json",
+            "r.json",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let report: Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let flows = report["runs"][0]["flows"].as_array().unwrap().clone();
+    assert!(flows[0]["connected_s"].as_f64().unwrap() < 1.0, "{flows:?}");
+    let late = flows[1]["connected_s"].as_f64().unwrap();
+    assert!((3.0..4.0).contains(&late), "connected at {late} s");
+    assert_eq!(flows[1]["controller"], "cubic");
+}

@@ -65,11 +65,12 @@ macro_rules! interop_pair {
                 let identity = tls::identity(self.seed).map_err(InteropPairError::Tls)?;
                 let server =
                     $sm::server_endpoint(&link, &identity, self.seed, self.server_transport)?;
-                let client =
+                let (client, client_config) =
                     $cm::client_endpoint(&link, &identity, self.seed, self.client_transport)?;
                 Ok($Pair {
                     link,
                     client,
+                    client_config,
                     server,
                 })
             }
@@ -80,6 +81,7 @@ macro_rules! interop_pair {
         pub struct $Pair {
             link: SimLink,
             client: $cq::Endpoint,
+            client_config: $cq::ClientConfig,
             server: $sq::Endpoint,
         }
 
@@ -115,11 +117,29 @@ macro_rules! interop_pair {
             pub async fn connect(
                 &self,
             ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
+                self.connect_using(self.client_config.clone()).await
+            }
+
+            /// Opens a connection whose client side runs `transport` instead of the client
+            /// endpoint's (see the single-stack pairs' `connect_with`).
+            pub async fn connect_with(
+                &self,
+                transport: Arc<$cq::TransportConfig>,
+            ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
+                let mut config = self.client_config.clone();
+                config.transport_config(transport);
+                self.connect_using(config).await
+            }
+
+            async fn connect_using(
+                &self,
+                config: $cq::ClientConfig,
+            ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
                 use tracing::Instrument;
                 let server_addr = self.link.addr(Side::B);
                 let connecting = tracing::debug_span!(target: "netsim", "client").in_scope(|| {
                     self.client
-                        .connect(server_addr, tls::SERVER_NAME)
+                        .connect_with(config, server_addr, tls::SERVER_NAME)
                         .map_err(|e| $cm::$CE::stack("starting the connection", e))
                 })?;
                 let accept = async {

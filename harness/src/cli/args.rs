@@ -178,6 +178,12 @@ pub struct ScenarioArgs {
     /// Flow i starts i x this after flow 0 (default 0s).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) flow_stagger: Option<Duration>,
+    /// A mixed run: one flow per entry, each a controller name or `run` (the run's controller,
+    /// from --controllers), e.g. `--controllers karak,petra --mix run,cubic` (each port against
+    /// Cubic) or `--mix petra,cubic` (the first entry is then the run's controller). Starts
+    /// follow --flow-stagger; a scenario file's [[flow]] tables also set starts.
+    #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1..)]
+    pub(super) mix: Option<Vec<String>>,
     /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs
     /// take their duration in wall time and are not bit-reproducible.
     #[arg(long, value_enum)]

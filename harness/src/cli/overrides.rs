@@ -166,6 +166,27 @@ impl ScenarioArgs {
         if let Some(d) = self.flow_stagger {
             set(&mut o, "flow_stagger", duration_value(d), "--flow-stagger");
         }
+        if let Some(entries) = &self.mix {
+            if entries.is_empty() || entries.len() > crate::scenario::MAX_FLOWS as usize {
+                return Err(HarnessError::bad_input(format!(
+                    "--mix: {} entries; a mix has 1 to {} flows",
+                    entries.len(),
+                    crate::scenario::MAX_FLOWS
+                )));
+            }
+            let mut tables = Vec::new();
+            for entry in entries {
+                let mut table = toml::Table::new();
+                if entry != "run" {
+                    controllers::lookup(entry)
+                        .map_err(|e| HarnessError::bad_input(format!("--mix: {e}")))?;
+                    table.insert("controller".into(), Value::String(entry.clone()));
+                }
+                tables.push(Value::Table(table));
+            }
+            remove(&mut o, "flows", "--mix");
+            set(&mut o, "flow", Value::Array(tables), "--mix");
+        }
         if let Some(clock) = self.clock {
             let name = if clock == ClockArg::Virtual {
                 "virtual"

@@ -113,9 +113,11 @@ pub trait Host: Sized + Send + Sync + 'static {
     ) -> Result<Self::Pair, String>;
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;
-    /// Opens a connection: `(client side, server side)`.
+    /// Opens a connection: `(client side, server side)`; with `transport`, the client side
+    /// runs it instead of the client endpoint's (a flow with a controller of its own).
     fn connect(
         pair: &Self::Pair,
+        transport: Option<Arc<Self::Transport>>,
     ) -> impl Future<Output = Result<(Self::Connection, Self::Connection), String>> + Send;
 
     /// Opens a unidirectional stream.

@@ -124,8 +124,14 @@ impl Host for Noq {
         pair.link()
     }
 
-    async fn connect(pair: &NoqPair) -> Result<(Connection, Connection), String> {
-        pair.connect().await.map_err(text)
+    async fn connect(
+        pair: &NoqPair,
+        transport: Option<Arc<TransportConfig>>,
+    ) -> Result<(Connection, Connection), String> {
+        match transport {
+            Some(transport) => pair.connect_with(transport).await.map_err(text),
+            None => pair.connect().await.map_err(text),
+        }
     }
 
     async fn open_uni(connection: &Connection) -> Result<SendStream, String> {

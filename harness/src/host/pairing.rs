@@ -33,10 +33,12 @@ pub trait Pairing: Send + Sync + 'static {
     ) -> Result<Self::Pair, String>;
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;
-    /// Opens a connection: `(client side, server side)`.
+    /// Opens a connection: `(client side, server side)`; with `transport`, the client side
+    /// runs it instead of the client endpoint's.
     #[allow(clippy::type_complexity)]
     fn connect(
         pair: &Self::Pair,
+        transport: Option<Arc<<Self::Client as Host>::Transport>>,
     ) -> impl Future<
         Output = Result<
             (
@@ -77,8 +79,11 @@ impl<H: Host> Pairing for Same<H> {
         H::link(pair)
     }
 
-    async fn connect(pair: &H::Pair) -> Result<(H::Connection, H::Connection), String> {
-        H::connect(pair).await
+    async fn connect(
+        pair: &H::Pair,
+        transport: Option<Arc<H::Transport>>,
+    ) -> Result<(H::Connection, H::Connection), String> {
+        H::connect(pair, transport).await
     }
 }
 
@@ -124,6 +129,7 @@ macro_rules! mixed {
 
             async fn connect(
                 pair: &Self::Pair,
+                transport: Option<Arc<<$client as Host>::Transport>>,
             ) -> Result<
                 (
                     <$client as Host>::Connection,
@@ -131,7 +137,11 @@ macro_rules! mixed {
                 ),
                 String,
             > {
-                pair.connect().await.map_err(|e| e.to_string())
+                match transport {
+                    Some(transport) => pair.connect_with(transport).await,
+                    None => pair.connect().await,
+                }
+                .map_err(|e| e.to_string())
             }
         }
     };

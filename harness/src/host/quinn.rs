@@ -118,8 +118,14 @@ impl Host for Quinn {
         pair.link()
     }
 
-    async fn connect(pair: &QuinnPair) -> Result<(Connection, Connection), String> {
-        pair.connect().await.map_err(text)
+    async fn connect(
+        pair: &QuinnPair,
+        transport: Option<Arc<TransportConfig>>,
+    ) -> Result<(Connection, Connection), String> {
+        match transport {
+            Some(transport) => pair.connect_with(transport).await.map_err(text),
+            None => pair.connect().await.map_err(text),
+        }
     }
 
     async fn open_uni(connection: &Connection) -> Result<SendStream, String> {

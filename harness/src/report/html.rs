@@ -203,6 +203,15 @@ pub fn render(
         let _ = writeln!(out, "<li>{}</li>", escape(note));
     }
     out.push_str("</ul>\n");
+    if let Some(coexistence) = table::coexistence(rows) {
+        let _ = writeln!(out, "<h3>{}</h3>", escape(table::COEXISTENCE_TITLE));
+        html_table(&mut out, "coexistence", &coexistence);
+        let _ = writeln!(
+            out,
+            "<p class=\"notes\">{}</p>",
+            escape(table::COEXISTENCE_NOTE)
+        );
+    }
     if let Some(ns3) = table::ns3(rows) {
         let _ = writeln!(out, "<h3>{}</h3>", escape(table::NS3_TITLE));
         html_table(&mut out, "ns3", &ns3);

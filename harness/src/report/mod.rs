@@ -1,6 +1,7 @@
 //! Reports: statistics over seeds per (scenario point, controller), rendered as a terminal
 //! table, JSON, CSV, SVG plots and a self-contained HTML page.
 
+pub mod coexistence;
 pub mod csv;
 pub mod html;
 pub mod json;
@@ -117,6 +118,9 @@ pub struct SummaryRow {
     /// What ns-3 did, on that backend (mean per run).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ns3: Option<Ns3Row>,
+    /// What the flows did to each other, for runs of several flows (mixed or not).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub coexistence: Option<coexistence::Coexistence>,
 }
 
 /// ns-3's account of the data direction and the network, mean per run over a row's runs.
@@ -261,6 +265,7 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 sender: first.sender,
                 receiver: first.receiver,
                 ns3: Ns3Row::of(&runs),
+                coexistence: coexistence::of(&runs),
             });
         }
     }

@@ -161,6 +161,12 @@ pub fn render(meta: &ReportMeta, rows: &[SummaryRow]) -> String {
     for note in notes(rows) {
         let _ = writeln!(out, "{note}");
     }
+    if let Some(table) = coexistence(rows) {
+        out.push('\n');
+        let _ = writeln!(out, "{COEXISTENCE_TITLE}:");
+        out.push_str(&columns(&table.headers, &table.rows));
+        let _ = writeln!(out, "{COEXISTENCE_NOTE}");
+    }
     if let Some(table) = ns3(rows) {
         out.push('\n');
         let _ = writeln!(out, "{NS3_TITLE}:");
@@ -203,6 +209,75 @@ pub(crate) fn columns(headers: &[&str], table: &[(String, Vec<String>)]) -> Stri
         let _ = writeln!(out, "{}", fmt_line(line));
     }
     out
+}
+
+/// The coexistence table's title.
+pub const COEXISTENCE_TITLE: &str =
+    "flows sharing the path (mean over seeds; runs of several flows)";
+
+/// The coexistence table's note.
+pub const COEXISTENCE_NOTE: &str = "one line per controller among a run's flows, the run's own \
+     first; Mb/s per flow; share = of the run's goodput; loss = packets lost / sent; queue = \
+     median RTT / smallest RTT (1: no queue); x others = the run's controller's goodput per flow \
+     over the other flows'";
+
+/// What the flows of runs with several flows did to each other: a line per controller among
+/// a row's flows. `None` without such rows.
+pub fn coexistence(rows: &[SummaryRow]) -> Option<Table> {
+    let headers = vec![
+        "point",
+        "controller",
+        "flows of",
+        "Mb/s per flow",
+        "share %",
+        "loss %",
+        "queue",
+        "Jain",
+        "x others",
+    ];
+    let mut table = Vec::new();
+    for row in rows {
+        let Some(c) = &row.coexistence else { continue };
+        for (i, class) in c.classes.iter().enumerate() {
+            let first = i == 0;
+            table.push((
+                row.point.clone(),
+                vec![
+                    if first {
+                        row.point.clone()
+                    } else {
+                        String::new()
+                    },
+                    if first {
+                        controller_cell(row)
+                    } else {
+                        String::new()
+                    },
+                    format!("{} x {}", class.flows, class.controller),
+                    mbps(class.goodput_bps),
+                    format!("{:.1}", class.share * 100.0),
+                    format!("{:.2}", class.loss_rate * 100.0),
+                    class
+                        .queueing
+                        .map_or_else(|| "-".to_owned(), |q| format!("{q:.2}")),
+                    if first {
+                        format!("{:.3}", c.jain)
+                    } else {
+                        String::new()
+                    },
+                    match (first, c.vs_competitors) {
+                        (true, Some(r)) => format!("{r:.2}"),
+                        (true, None) => "-".to_owned(),
+                        (false, _) => String::new(),
+                    },
+                ],
+            ));
+        }
+    }
+    (!table.is_empty()).then_some(Table {
+        headers,
+        rows: table,
+    })
 }
 
 /// The ns-3 table's title.

@@ -105,10 +105,12 @@ macro_rules! quic_pair {
                 let link = self.link.record_timeline(self.record_timeline).build()?;
                 let identity = tls::identity(self.seed).map_err($Error::Tls)?;
                 let server = server_endpoint(&link, &identity, self.seed, self.server_transport)?;
-                let client = client_endpoint(&link, &identity, self.seed, self.client_transport)?;
+                let (client, client_config) =
+                    client_endpoint(&link, &identity, self.seed, self.client_transport)?;
                 Ok($Pair {
                     link,
                     client,
+                    client_config,
                     server,
                     seed: self.seed,
                 })
@@ -143,13 +145,14 @@ macro_rules! quic_pair {
             )?)
         }
 
-        /// This stack's client endpoint on `link`'s side A, trusting `identity`.
+        /// This stack's client endpoint on `link`'s side A, trusting `identity`, and its
+        /// default client config (for connections with a transport of their own).
         pub(crate) fn client_endpoint(
             link: &SimLink,
             identity: &tls::Identity,
             seed: u64,
             transport: Arc<TransportConfig>,
-        ) -> Result<Endpoint, $Error> {
+        ) -> Result<(Endpoint, ClientConfig), $Error> {
             let client_tls = tls::client_crypto(identity).map_err($Error::Tls)?;
             let client_crypto = $q::crypto::rustls::QuicClientConfig::try_from(client_tls)
                 .map_err(|e| $Error::Tls(e.to_string()))?;
@@ -162,8 +165,8 @@ macro_rules! quic_pair {
                 link.$socket(Side::A),
                 Arc::new(TokioRuntime),
             )?;
-            client.set_default_client_config(client_config);
-            Ok(client)
+            client.set_default_client_config(client_config.clone());
+            Ok((client, client_config))
         }
 
         #[doc = concat!("A ", $label, " client (endpoint A) and server (endpoint B) joined by a [`SimLink`].")]
@@ -171,6 +174,7 @@ macro_rules! quic_pair {
         pub struct $Pair {
             link: SimLink,
             client: Endpoint,
+            client_config: ClientConfig,
             server: Endpoint,
             seed: u64,
         }
@@ -230,10 +234,29 @@ macro_rules! quic_pair {
             /// Each side's connection runs inside a `tracing` span named `client` or `server`
             /// (target `netsim`), so that a subscriber can tell the two sides' records apart.
             pub async fn connect(&self) -> Result<(Connection, Connection), $Error> {
+                self.connect_using(self.client_config.clone()).await
+            }
+
+            /// Opens a connection whose client side runs `transport` instead of the client
+            /// endpoint's (its own congestion controller, say): flows with different
+            /// controllers over one link.
+            pub async fn connect_with(
+                &self,
+                transport: Arc<TransportConfig>,
+            ) -> Result<(Connection, Connection), $Error> {
+                let mut config = self.client_config.clone();
+                config.transport_config(transport);
+                self.connect_using(config).await
+            }
+
+            async fn connect_using(
+                &self,
+                config: ClientConfig,
+            ) -> Result<(Connection, Connection), $Error> {
                 use tracing::Instrument;
                 let connecting = tracing::debug_span!(target: "netsim", "client").in_scope(|| {
                     self.client
-                        .connect(self.server_addr(), SERVER_NAME)
+                        .connect_with(config, self.server_addr(), SERVER_NAME)
                         .map_err(|e| $Error::stack("starting the connection", e))
                 })?;
                 let accept = async {
