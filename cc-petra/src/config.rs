@@ -36,6 +36,13 @@ cc_core::port_config! {
             /// without an RTT test (the paper's rule); with false it takes section 4.2.3's RTT
             /// test like a third-duplicate-ACK loss (this crate before issue 20).
             faster_retransmit: bool = true, Range::Any;
+            /// Whether section 4.2.3's RTT test can keep the window at a third-duplicate-ACK loss
+            /// (the paper: `cwnd = ssthresh` only when `BytesInFlight() > ssthresh` and
+            /// `LastRTT >= ERTT`). With false, every such loss with `BytesInFlight() >
+            /// ssthresh` cuts to ssthresh, as TCP Westwood does: the knob for a shared wired
+            /// bottleneck, where the test reads most drop-tail losses as random and PETRA takes
+            /// up to 4x a competing Cubic's goodput (README, "Do no harm").
+            recovery_rtt_test: bool = true, Range::Any;
             /// Whether a loss inside the current recovery period also resets the bandwidth
             /// estimate (section 4.1.1 resets it "whenever a loss event occurs"). Default false:
             /// in TCP the later losses of a window are retransmitted within the same fast

@@ -267,7 +267,8 @@ impl Petra {
             // DiffRtt >= 0) cwnd = ssthresh", for the third duplicate ACK (QUIC's packet
             // threshold).
             LossSignal::FastRetransmit => {
-                if flight > ssthresh && !rtt_ok {
+                let rtt_says_random = rtt_ok && self.config.recovery_rtt_test();
+                if flight > ssthresh && !rtt_says_random {
                     self.window.set_cwnd(ssthresh);
                     PetraDecision::RecoveryToSsthresh
                 } else {

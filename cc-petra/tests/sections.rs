@@ -480,3 +480,37 @@ fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_faster_retransmit_
     assert_eq!(petra.ebw(), None, "section 4.1.1: reset on the loss");
     assert!(petra.window() >= 2 * SEG);
 }
+
+#[test]
+fn without_the_recovery_rtt_test_a_third_duplicate_ack_loss_cuts_as_westwood() {
+    // As in section 4.2.3's test: ssthresh 48,000 bytes, cwnd 64 packets, LastRTT 110 ms
+    // below ERTT: the paper keeps the window; with the knob off it cuts to ssthresh.
+    let seen = Seen {
+        last_rtt: 110,
+        ebw_frame_bytes: 4800,
+        ..BASE
+    };
+    let mut cfg = PetraConfig::default();
+    cfg.set_recovery_rtt_test(false).unwrap();
+    let mut p = primed(cfg, seen).petra;
+    assert_eq!(
+        p.react(LossSignal::FastRetransmit),
+        PetraDecision::RecoveryToSsthresh
+    );
+    assert_eq!(p.window(), 48_000);
+    // Still no cut when the flight is within ssthresh.
+    let mut cfg = PetraConfig::default();
+    cfg.set_recovery_rtt_test(false).unwrap();
+    let mut p = primed(
+        cfg,
+        Seen {
+            flight: 30 * SEG,
+            ..seen
+        },
+    )
+    .petra;
+    assert_eq!(
+        p.react(LossSignal::FastRetransmit),
+        PetraDecision::RecoveryKeep
+    );
+}
