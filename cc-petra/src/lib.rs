@@ -143,6 +143,12 @@
 //!   too (the other two, at 8 and 10 Mb/s, differ by 0.2% and 0.004%), and a traced demo run
 //!   takes no faster-start step. The rule stays, as the
 //!   paper's, for a stack or path where ACKs return faster than the sender paced.
+//! - **Sharing a wired bottleneck** (not in the paper's evaluation): section 4.2.3's RTT test
+//!   reads most drop-tail losses beside another flow as random and keeps the window, so PETRA
+//!   takes up to 4.11x a competing Cubic flow's goodput and loses up to 4.05x NewReno's
+//!   packets (README, "Do no harm"). [`PetraConfig::recovery_rtt_test`] = false cuts at every
+//!   such loss, as TCP Westwood does: 0.52-1.50x Cubic, at 0.991x PETRA's own goodput over its
+//!   grid. The default stays the paper's.
 //! - **A pacing rate** (not in the paper): [`PetraConfig::pacing_gain`] reports that multiple of
 //!   SEBW outside slow start (default 0: none, the stack paces from the window). Only noq's
 //!   pacer reads it: at 1.25, 1.04x goodput on noq's demo and up to 1.08x at 1 ms, with shorter
