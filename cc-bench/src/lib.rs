@@ -7,6 +7,27 @@
 //! build its controllers, make one recorded call on them and run a scenario; recordings,
 //! replays and reports are the same code for both.
 //!
+//! ```
+//! use cc_bench::scenarios::{recording_file, recording_scenarios};
+//! use cc_bench::{Noq, Recording, Replay, Stack};
+//!
+//! // noq's committed recording of the clean path, with real estimators from a short re-run.
+//! let scenario = &recording_scenarios()[0];
+//! let recording = Recording::load(&recording_file::<Noq>(scenario.name))?;
+//! let short = cc_bench::scenarios::Scenario {
+//!     duration: std::time::Duration::from_secs(1),
+//!     ..scenario.clone()
+//! };
+//! let (_, palette) = short.record::<Noq>()?;
+//! let replay = Replay::<Noq>::new(&recording, &palette)?;
+//! // Every recorded call, into a fresh Karak on noq.
+//! let karak = Noq::contenders().into_iter().find(|c| c.name == "karak").unwrap();
+//! let mut controller = replay.build(&karak.factory);
+//! let window = replay.run(controller.as_mut());
+//! assert!(window >= 2 * 1200);
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
 //! # Pipeline
 //!
 //! 1. **Record** ([`RecordingFactory`], [`scenarios`]): a seeded netsim run of a bulk transfer

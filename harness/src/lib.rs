@@ -2,6 +2,33 @@
 //! netsim's emulated paths (or ns-3's), on quinn or noq, side by side with the stacks' own
 //! NewReno, Cubic and BBR.
 //!
+//! The library runs what the binary runs: load a scenario (a file or a preset), expand it into
+//! runs, execute one, and read its metrics.
+//!
+//! ```
+//! use harness::scenario::{self, Source};
+//! use harness::{presets, run, sweep};
+//!
+//! let preset = presets::lookup("coexist")?;
+//! let source = Source {
+//!     name: format!("preset {}", preset.name),
+//!     default_name: preset.name.to_owned(),
+//!     text: preset.text.to_owned(),
+//! };
+//! let grid = scenario::load(&source, &[])?;
+//! let runs = sweep::expand(&grid);
+//! // Karak beside Cubic on the first path, 10 Mb/s and 20 ms, for the preset's 60 s.
+//! let spec = runs
+//!     .iter()
+//!     .find(|r| r.controller.name == "karak")
+//!     .expect("karak is one of the preset's controllers");
+//! let result = run::execute(spec, &run::RunOptions::default())?;
+//! assert_eq!(result.flows.len(), 2);
+//! assert_eq!(result.flows[1].controller.as_deref(), Some("cubic"));
+//! assert!(result.goodput_bps > 1e6);
+//! # Ok::<(), harness::error::HarnessError>(())
+//! ```
+//!
 //! The binary is a thin `main` over this library; the pieces, one purpose per file:
 //!
 //! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
@@ -13,7 +40,7 @@
 //!   the host stacks (quinn, noq) behind one interface;
 //!   [`probe`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
-//! - [`report`]: table, JSON, CSV and SVG plots;
+//! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`merge`]: combining
 //!   shard outputs; [`calibrate`]: a fast model's results against a reference's;
 //! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
