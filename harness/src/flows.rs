@@ -6,7 +6,8 @@
 //! A pair's flows connect one after another (so the server accepts them in the client's order),
 //! each no earlier than its start ([`FlowPlan`]: `i x stagger`, or the scenario's listed flows'
 //! starts), and send as soon as they are connected; pairs connect independently. A flow may run
-//! a transport of its own (another congestion controller: a mixed run). A duration transfer stops at the deadline: what arrived in order by then is
+//! a transport of its own (another congestion controller: a mixed run), and may connect from a
+//! client endpoint of its own behind an access link (a longer round trip). A duration transfer stops at the deadline: what arrived in order by then is
 //! the flow's goodput. A byte transfer ends when every receiver has read its whole stream.
 
 use std::sync::Arc;
@@ -66,6 +67,8 @@ pub struct FlowPlan<'a, T> {
     pub start: &'a (dyn Fn(u32) -> Duration + Sync),
     /// Flow `index`'s client transport; `None`: the client endpoint's (the run's controller).
     pub transport: &'a (dyn Fn(u32) -> Option<Arc<T>> + Sync),
+    /// Flow `index`'s own access link, one way (zero: none; the client endpoint's).
+    pub access_delay: &'a (dyn Fn(u32) -> Duration + Sync),
 }
 
 /// The content seed of flow `index` in a run seeded with `run_seed`.
@@ -93,9 +96,10 @@ pub async fn run_flows<P: Pairing>(
         if start > now {
             tokio::time::sleep(start - now).await;
         }
-        let (client, server) = P::connect(pair, (plan.transport)(index))
-            .await
-            .map_err(|e| format!("flow {index}: {e}"))?;
+        let (client, server) =
+            P::connect(pair, (plan.transport)(index), (plan.access_delay)(index))
+                .await
+                .map_err(|e| format!("flow {index}: {e}"))?;
         let counters = Arc::new(FlowCounters::default());
         counters
             .connected_at_nanos

@@ -90,6 +90,10 @@ pub struct FlowMetrics {
     /// run's controller).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub controller: Option<String>,
+    /// One-way delay of the flow's own access link in milliseconds (`[[flow]] access_delay`);
+    /// `None`: it has none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub access_delay_ms: Option<f64>,
     /// Flow index.
     pub flow: u32,
     /// Link time the flow's connection was established, seconds (`None` if it never was).
@@ -317,6 +321,7 @@ impl FlowMetrics {
     pub fn unconnected(index: u32) -> Self {
         Self {
             controller: None,
+            access_delay_ms: None,
             flow: index,
             connected_s: None,
             finished_s: None,

@@ -59,6 +59,10 @@ const PRESETS: &[Preset] = &[
         text: include_str!("../presets/coexist-wireless.toml"),
     },
     Preset {
+        name: "coexist-rtt",
+        text: include_str!("../presets/coexist-rtt.toml"),
+    },
+    Preset {
         name: "coexist-manet",
         text: include_str!("../presets/coexist-manet.toml"),
     },

@@ -133,9 +133,11 @@ where
     };
     let start = |index: u32| scenario.flow_start(index);
     let transport = |index: u32| other(index).map(|o| o.transport.clone());
+    let access_delay = |index: u32| scenario.flow_access_delay(index);
     let plan = FlowPlan {
         start: &start,
         transport: &transport,
+        access_delay: &access_delay,
     };
     match scenario.transfer {
         Transfer::Duration(d) => {
@@ -225,6 +227,9 @@ where
         };
         let mut metrics = flow_metrics_of(flow, flow_built, scenario, end, epoch);
         metrics.controller = label;
+        let access_delay = scenario.flow_access_delay(flow.index);
+        metrics.access_delay_ms =
+            (!access_delay.is_zero()).then_some(access_delay.as_secs_f64() * 1e3);
         flow_metrics.push(metrics);
     }
     for flow in &flows {

@@ -17,6 +17,8 @@
 //! # [[flow]]
 //! # controller = "cubic"          #   its own controller; without one, the run's controller
 //! # start = "10s"
+//! # access_delay = "30ms"         #   its own access link, one way: its RTT grows by twice
+//!                                 #   this (netsim backend; default 0)
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
 //! stack = "quinn"                 # the host stack of the ports and baselines: "quinn" or "noq"
 //! receiver = "noq"                # the receiver's stack: "quinn", "noq" or "quiche" (`quiche`
@@ -191,6 +193,8 @@ struct FlowEntry {
     controller: Option<String>,
     #[serde(default, with = "crate::units::opt_duration")]
     start: Option<Duration>,
+    #[serde(default, with = "crate::units::opt_duration")]
+    access_delay: Option<Duration>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -265,6 +269,14 @@ pub struct MixFlow {
     /// When it starts, link time.
     #[serde(with = "crate::units::duration")]
     pub start: Duration,
+    /// One-way delay of its own access link (zero: none): its round trip is the path's plus
+    /// twice this (netsim's `SimLink::attach`).
+    #[serde(
+        default,
+        with = "crate::units::duration",
+        skip_serializing_if = "Duration::is_zero"
+    )]
+    pub access_delay: Duration,
 }
 
 /// One fully resolved scenario: a point of a grid.
@@ -952,9 +964,30 @@ impl Context<'_> {
                     ),
                 ));
             }
+            let access_delay = entry.access_delay.unwrap_or_default();
+            if access_delay > netsim::MAX_ACCESS_DELAY {
+                return Err(self.field_error(
+                    &format!("{field}.access_delay"),
+                    format!(
+                        "{field}.access_delay = {} must be at most {}",
+                        netsim::units::format_duration(access_delay),
+                        netsim::units::format_duration(netsim::MAX_ACCESS_DELAY)
+                    ),
+                ));
+            }
+            if !access_delay.is_zero() && file.backend.unwrap_or_default() != BackendKind::Netsim {
+                return Err(self.field_error(
+                    &format!("{field}.access_delay"),
+                    format!(
+                        "{field}.access_delay: a flow's own access link is netsim's; on the ns-3 \
+                         backend every flow crosses the simulated network (drop access_delay)"
+                    ),
+                ));
+            }
             mix.push(MixFlow {
                 controller: entry.controller.clone(),
                 start,
+                access_delay,
             });
         }
         let mut signal = cc_core::SignalConfig::default();
@@ -1240,6 +1273,14 @@ impl Scenario {
         match self.mix.len() {
             0 => self.flow_stagger.saturating_mul(index),
             n => self.mix[index as usize % n].start,
+        }
+    }
+
+    /// Flow `index`'s own access link, one way, in a mixed run (zero: none).
+    pub fn flow_access_delay(&self, index: u32) -> Duration {
+        match self.mix.len() {
+            0 => Duration::ZERO,
+            n => self.mix[index as usize % n].access_delay,
         }
     }
 

@@ -83,6 +83,30 @@ const CASES: &[Case] = &[
         expect: &["flow[1].start", "shorter than transfer.duration"],
     },
     Case {
+        name: "a listed flow's access delay out of range",
+        files: &[(
+            "s.toml",
+            "seeds = 1\n[[flow]]\n[[flow]]\naccess_delay = \"11s\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["flow[1].access_delay", "at most 10s"],
+    },
+    Case {
+        name: "a listed flow's access delay on the ns-3 backend",
+        files: &[(
+            "s.toml",
+            "seeds = 1\nbackend = \"ns3\"\n[[flow]]\n[[flow]]\naccess_delay = \"30ms\"\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["flow[1].access_delay", "netsim"],
+    },
+    Case {
+        name: "--mix with a bad access delay",
+        files: &[],
+        args: &["run", "--mix", "run,cubic@30xs"],
+        expect: &["--mix", "`cubic@30xs`", "access delay"],
+    },
+    Case {
         name: "--mix naming every flow and --controllers",
         files: &[],
         args: &["run", "--controllers", "karak", "--mix", "petra,cubic"],

@@ -580,6 +580,55 @@ fn mixed_runs_give_each_flow_its_controller_and_are_reproducible() {
     }
 }
 
+/// RTT unfairness (`coexist-rtt`'s 10 Mb/s point): the flow behind its own 30 ms access link
+/// has an 80 ms base RTT where the other has 20 ms, on quinn and on noq; the coexistence table
+/// tells them apart; NewReno gives the short flow more than the long one.
+#[test]
+fn a_flow_behind_an_access_link_has_the_longer_rtt() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "seeds = 1\n[transfer]\nduration = \"20s\"\n[link.both]\nrate = \"10Mbps\"\n\
+         delay = \"10ms\"\nqueue = { bytes = 100000 }\n[[flow]]\n[[flow]]\naccess_delay = \"30ms\"\n",
+    )
+    .unwrap();
+    for stack in ["quinn", "noq"] {
+        let out = format!("{stack}.json");
+        let output = run_in(
+            dir.path(),
+            &[
+                "run",
+                "--scenario",
+                "s.toml",
+                "--controllers",
+                "newreno",
+                "--stack",
+                stack,
+                "--json",
+                &out,
+            ],
+        );
+        assert!(output.status.success(), "{}", stderr(&output));
+        let report: Value =
+            serde_json::from_str(&std::fs::read_to_string(dir.path().join(&out)).unwrap()).unwrap();
+        let run = &report["runs"][0];
+        let flows = run["flows"].as_array().unwrap();
+        assert!(flows[0]["access_delay_ms"].is_null(), "{run}");
+        assert_eq!(flows[1]["access_delay_ms"], 30.0, "{run}");
+        let rtt = |f: &Value| f["rtt_min_ms"].as_f64().unwrap();
+        assert!((20.0..30.0).contains(&rtt(&flows[0])), "{run}");
+        assert!((80.0..90.0).contains(&rtt(&flows[1])), "{run}");
+        let classes = report["summary"][0]["coexistence"]["classes"]
+            .as_array()
+            .unwrap()
+            .clone();
+        assert_eq!(classes[0]["controller"], "newreno", "{stack}");
+        assert_eq!(classes[1]["controller"], "newreno +30ms", "{stack}");
+        let share = |k: &Value| k["share"].as_f64().unwrap();
+        assert!(share(&classes[0]) > share(&classes[1]), "{classes:?}");
+    }
+}
+
 /// `[[flow]]` tables set each flow's start: a flow starting at 3 s connects no earlier.
 #[test]
 fn listed_flows_start_when_their_table_says() {

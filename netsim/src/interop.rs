@@ -72,6 +72,8 @@ macro_rules! interop_pair {
                     client,
                     client_config,
                     server,
+                    seed: self.seed,
+                    attached: std::sync::Mutex::default(),
                 })
             }
         }
@@ -83,6 +85,9 @@ macro_rules! interop_pair {
             client: $cq::Endpoint,
             client_config: $cq::ClientConfig,
             server: $sq::Endpoint,
+            seed: u64,
+            /// Client endpoints of their own (`connect_behind`), kept for the pair's life.
+            attached: std::sync::Mutex<Vec<$cq::Endpoint>>,
         }
 
         impl $Pair {
@@ -131,14 +136,48 @@ macro_rules! interop_pair {
                 self.connect_using(config).await
             }
 
+            /// Opens a connection from a client endpoint of its own behind an access link of
+            /// `access_delay` one way (see the single-stack pairs' `connect_behind`).
+            pub async fn connect_behind(
+                &self,
+                access_delay: std::time::Duration,
+                transport: Option<Arc<$cq::TransportConfig>>,
+            ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
+                let endpoint = {
+                    let mut attached =
+                        self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let endpoint = $cm::attached_client(
+                        &self.link,
+                        self.seed,
+                        attached.len(),
+                        access_delay,
+                    )?;
+                    attached.push(endpoint.clone());
+                    endpoint
+                };
+                let mut config = self.client_config.clone();
+                if let Some(transport) = transport {
+                    config.transport_config(transport);
+                }
+                self.connect_on(&endpoint, config).await
+            }
+
             async fn connect_using(
                 &self,
+                config: $cq::ClientConfig,
+            ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
+                self.connect_on(&self.client, config).await
+            }
+
+            async fn connect_on(
+                &self,
+                client: &$cq::Endpoint,
                 config: $cq::ClientConfig,
             ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
                 use tracing::Instrument;
                 let server_addr = self.link.addr(Side::B);
                 let connecting = tracing::debug_span!(target: "netsim", "client").in_scope(|| {
-                    self.client
+                    client
                         .connect_with(config, server_addr, tls::SERVER_NAME)
                         .map_err(|e| $cm::$CE::stack("starting the connection", e))
                 })?;

@@ -69,7 +69,7 @@ pub use path::{
     TraceSchedule,
 };
 pub use sim::{
-    Clock, Medium, MediumDelivery, Offered, Side, SimLink, SimSocket, TimelineEntry, real_runtime,
-    virtual_runtime,
+    Clock, MAX_ACCESS_DELAY, MAX_ENDPOINTS, Medium, MediumDelivery, Offered, Side, SimLink,
+    SimSocket, TimelineEntry, real_runtime, virtual_runtime,
 };
 pub use units::Rate;

@@ -23,7 +23,7 @@
 crate::pair::quic_pair! {
     stack: noq,
     label: "noq",
-    socket: noq_socket,
+    socket: into_noq,
     pair: NoqPair,
     builder: NoqPairBuilder,
     error: NoqPairError,

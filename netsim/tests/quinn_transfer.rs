@@ -88,3 +88,33 @@ fn transfer_with_controller_installs_the_clients_controller() {
         fast.elapsed
     );
 }
+
+#[test]
+fn a_connection_behind_an_access_link_sees_the_longer_round_trip() {
+    let runtime = virtual_runtime().unwrap();
+    let (near, far) = runtime.block_on(async {
+        let link = LinkConfig::symmetric(DirectionConfig {
+            rate: Rate::from_mbps(10),
+            delay: Duration::from_millis(10),
+            ..DirectionConfig::default()
+        });
+        let pair = QuinnPair::builder(link, 3).build().unwrap();
+        let (near, _near_server) = pair.connect().await.unwrap();
+        let (far, _far_server) = pair
+            .connect_behind(Duration::from_millis(30), None)
+            .await
+            .unwrap();
+        // A few round trips of pings settle the RTT estimates.
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        (near.rtt(), far.rtt())
+    });
+    // 20 ms of path against 20 + 2 x 30 ms.
+    assert!(
+        near >= Duration::from_millis(20) && near < Duration::from_millis(30),
+        "{near:?}"
+    );
+    assert!(
+        far >= Duration::from_millis(80) && far < Duration::from_millis(90),
+        "{far:?}"
+    );
+}

@@ -164,3 +164,111 @@ fn a_datagram_that_overtakes_wakes_the_waiting_receiver_early() {
         assert!(order[1].1 >= Duration::from_millis(60), "{order:?}");
     });
 }
+
+#[test]
+fn an_attached_endpoint_adds_its_access_delay_each_way_and_is_reached_at_its_own_address() {
+    let runtime = virtual_runtime().unwrap();
+    runtime.block_on(async {
+        let link = SimLink::new(direction(10), 1).unwrap();
+        let (a, b) = (link.socket(Side::A), link.socket(Side::B));
+        let far = link.attach(Side::A, Duration::from_millis(30)).unwrap();
+        assert_ne!(far.local_addr(), a.local_addr());
+        assert_ne!(far.local_addr(), b.local_addr());
+        let mut buf = [0u8; 1500];
+
+        // far -> B: the link's 10 ms + serialization + 30 ms of access link.
+        let sent = Instant::now();
+        far.send_to(&[1u8; 1000], b.local_addr()).await.unwrap();
+        let (len, from) = b.recv_from(&mut buf).await.unwrap();
+        assert_eq!((len, from), (1000, far.local_addr()));
+        let one_way = sent.elapsed();
+        let floor = Duration::from_millis(40) + SERIALIZATION;
+        assert!(
+            one_way >= floor && one_way <= floor + Duration::from_millis(1),
+            "{one_way:?}"
+        );
+
+        // B -> far arrives at far only, as late; B -> A is not delayed and goes to A only.
+        let sent = Instant::now();
+        b.send_to(&[2u8; 1000], far.local_addr()).await.unwrap();
+        b.send_to(&[3u8; 1000], a.local_addr()).await.unwrap();
+        let (_, from) = a.recv_from(&mut buf).await.unwrap();
+        assert_eq!((from, buf[0]), (b.local_addr(), 3));
+        let (_, from) = far.recv_from(&mut buf).await.unwrap();
+        assert_eq!((from, buf[0]), (b.local_addr(), 2));
+        let back = sent.elapsed();
+        // The second datagram queued behind the first at B; the far one is 30 ms later.
+        assert!(
+            back >= floor && back <= floor + SERIALIZATION + Duration::from_millis(1),
+            "{back:?}"
+        );
+        assert_eq!(link.misaddressed(), 0);
+
+        // Two attached endpoints get different addresses; an address nobody has is discarded.
+        let other = link.attach(Side::A, Duration::ZERO).unwrap();
+        assert_ne!(other.local_addr(), far.local_addr());
+        let nobody = std::net::SocketAddr::new(far.local_addr().ip(), 9);
+        b.send_to(&[4u8; 10], nobody).await.unwrap();
+        assert_eq!(link.misaddressed(), 1);
+    });
+}
+
+#[test]
+fn attach_refuses_an_access_delay_out_of_range() {
+    let runtime = virtual_runtime().unwrap();
+    runtime.block_on(async {
+        let link = SimLink::new(direction(10), 1).unwrap();
+        let error = link
+            .attach(Side::A, netsim::MAX_ACCESS_DELAY + Duration::from_millis(1))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("access_delay") && error.contains("at most 10s"),
+            "{error}"
+        );
+    });
+}
+
+/// A medium that decides later and never delivers: enough to be stepped.
+#[derive(Debug)]
+struct SteppedMedium;
+
+impl netsim::Medium for SteppedMedium {
+    fn offer(&mut self, _: netsim::DirectionId, _: Duration, _: &[u8]) -> netsim::Offered {
+        netsim::Offered::Later
+    }
+
+    fn step(&self) -> Option<Duration> {
+        Some(Duration::from_millis(1))
+    }
+
+    fn accounting(&mut self, _: Duration) -> netsim::LinkAccounting {
+        netsim::LinkAccounting::default()
+    }
+
+    fn seed(&self) -> u64 {
+        0
+    }
+
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
+#[test]
+fn attach_refuses_a_stepped_medium() {
+    let runtime = virtual_runtime().unwrap();
+    runtime.block_on(async {
+        let link = SimLink::with_medium(Box::new(SteppedMedium))
+            .build()
+            .unwrap();
+        let error = link
+            .attach(Side::A, Duration::from_millis(30))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            error.contains("access_delay") && error.contains("ns-3"),
+            "{error}"
+        );
+    });
+}

@@ -180,8 +180,10 @@ pub struct ScenarioArgs {
     pub(super) flow_stagger: Option<Duration>,
     /// A mixed run: one flow per entry, each a controller name or `run` (the run's controller,
     /// from --controllers), e.g. `--controllers karak,petra --mix run,cubic` (each port against
-    /// Cubic) or `--mix petra,cubic` (the first entry is then the run's controller). Starts
-    /// follow --flow-stagger; a scenario file's [[flow]] tables also set starts.
+    /// Cubic) or `--mix petra,cubic` (the first entry is then the run's controller). `@DELAY`
+    /// gives a flow an access link of its own, one way (its RTT grows by twice it): `--mix
+    /// run,run@30ms`. Starts follow --flow-stagger; a scenario file's [[flow]] tables also set
+    /// starts.
     #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1..)]
     pub(super) mix: Option<Vec<String>>,
     /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs

@@ -177,10 +177,22 @@ impl ScenarioArgs {
             let mut tables = Vec::new();
             for entry in entries {
                 let mut table = toml::Table::new();
-                if entry != "run" {
-                    controllers::lookup(entry)
+                let (name, access_delay) = match entry.split_once('@') {
+                    Some((name, delay)) => (name, Some(delay)),
+                    None => (entry.as_str(), None),
+                };
+                if name != "run" {
+                    controllers::lookup(name)
                         .map_err(|e| HarnessError::bad_input(format!("--mix: {e}")))?;
-                    table.insert("controller".into(), Value::String(entry.clone()));
+                    table.insert("controller".into(), Value::String(name.to_owned()));
+                }
+                if let Some(delay) = access_delay {
+                    let delay = parse_duration(delay).map_err(|e| {
+                        HarnessError::bad_input(format!(
+                            "--mix: `{entry}`: access delay after `@`: {e}"
+                        ))
+                    })?;
+                    table.insert("access_delay".into(), duration_value(delay));
                 }
                 tables.push(Value::Table(table));
             }

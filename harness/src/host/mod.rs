@@ -114,10 +114,13 @@ pub trait Host: Sized + Send + Sync + 'static {
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;
     /// Opens a connection: `(client side, server side)`; with `transport`, the client side
-    /// runs it instead of the client endpoint's (a flow with a controller of its own).
+    /// runs it instead of the client endpoint's (a flow with a controller of its own); with a
+    /// non-zero `access_delay`, from a client endpoint of its own behind an access link of
+    /// that one-way delay (netsim's `connect_behind`).
     fn connect(
         pair: &Self::Pair,
         transport: Option<Arc<Self::Transport>>,
+        access_delay: Duration,
     ) -> impl Future<Output = Result<(Self::Connection, Self::Connection), String>> + Send;
 
     /// Opens a unidirectional stream.

@@ -6,6 +6,7 @@
 use std::future::Future;
 use std::marker::PhantomData;
 use std::sync::Arc;
+use std::time::Duration;
 
 use super::{Host, Noq, Quinn};
 
@@ -34,11 +35,13 @@ pub trait Pairing: Send + Sync + 'static {
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;
     /// Opens a connection: `(client side, server side)`; with `transport`, the client side
-    /// runs it instead of the client endpoint's.
+    /// runs it instead of the client endpoint's; with a non-zero `access_delay`, from a client
+    /// endpoint of its own behind an access link of that one-way delay.
     #[allow(clippy::type_complexity)]
     fn connect(
         pair: &Self::Pair,
         transport: Option<Arc<<Self::Client as Host>::Transport>>,
+        access_delay: Duration,
     ) -> impl Future<
         Output = Result<
             (
@@ -82,8 +85,9 @@ impl<H: Host> Pairing for Same<H> {
     async fn connect(
         pair: &H::Pair,
         transport: Option<Arc<H::Transport>>,
+        access_delay: Duration,
     ) -> Result<(H::Connection, H::Connection), String> {
-        H::connect(pair, transport).await
+        H::connect(pair, transport, access_delay).await
     }
 }
 
@@ -130,6 +134,7 @@ macro_rules! mixed {
             async fn connect(
                 pair: &Self::Pair,
                 transport: Option<Arc<<$client as Host>::Transport>>,
+                access_delay: Duration,
             ) -> Result<
                 (
                     <$client as Host>::Connection,
@@ -138,6 +143,9 @@ macro_rules! mixed {
                 String,
             > {
                 match transport {
+                    _ if !access_delay.is_zero() => {
+                        pair.connect_behind(access_delay, transport).await
+                    }
                     Some(transport) => pair.connect_with(transport).await,
                     None => pair.connect().await,
                 }

@@ -121,11 +121,14 @@ impl Host for Quinn {
     async fn connect(
         pair: &QuinnPair,
         transport: Option<Arc<TransportConfig>>,
+        access_delay: Duration,
     ) -> Result<(Connection, Connection), String> {
         match transport {
-            Some(transport) => pair.connect_with(transport).await.map_err(text),
-            None => pair.connect().await.map_err(text),
+            _ if !access_delay.is_zero() => pair.connect_behind(access_delay, transport).await,
+            Some(transport) => pair.connect_with(transport).await,
+            None => pair.connect().await,
         }
+        .map_err(text)
     }
 
     async fn open_uni(connection: &Connection) -> Result<SendStream, String> {

@@ -37,9 +37,14 @@ pub struct Coexistence {
     pub vs_competitors: Option<f64>,
 }
 
-/// The class a flow of `run` belongs to: its own controller, or the run's.
-fn class_of<'a>(run: &'a RunResult, flow: &'a FlowMetrics) -> &'a str {
-    flow.controller.as_deref().unwrap_or(&run.controller)
+/// The class a flow of `run` belongs to: its own controller, or the run's; flows behind an
+/// access link of their own are a class of their own (`cubic +30ms`: 30 ms more each way).
+fn class_of(run: &RunResult, flow: &FlowMetrics) -> String {
+    let controller = flow.controller.as_deref().unwrap_or(&run.controller);
+    match flow.access_delay_ms {
+        Some(ms) => format!("{controller} +{ms}ms"),
+        None => controller.to_owned(),
+    }
 }
 
 /// The coexistence figures of a row's runs; `None` when they carry one flow.
@@ -48,7 +53,17 @@ pub fn of(runs: &[&RunResult]) -> Option<Coexistence> {
     if first.flows.len() < 2 {
         return None;
     }
-    let mut names: Vec<&str> = vec![first.controller.as_str()];
+    // The run's own class first: that of its first flow running the run's controller.
+    let own = first
+        .flows
+        .iter()
+        .find(|flow| {
+            flow.controller
+                .as_deref()
+                .is_none_or(|c| c == first.controller)
+        })
+        .map_or_else(|| first.controller.clone(), |flow| class_of(first, flow));
+    let mut names: Vec<String> = vec![own];
     for run in runs {
         for flow in &run.flows {
             let name = class_of(run, flow);

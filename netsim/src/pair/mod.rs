@@ -8,7 +8,7 @@ pub mod transfer;
 /// Declares a stack's client/server pair over a [`crate::SimLink`]: its error type, builder,
 /// pair, `connect`, transfers and `transfer_with_controller`. `$q` is the stack's crate (its
 /// `Endpoint`, `Connection`, `TransportConfig`, ... are used by name), `$socket` the
-/// [`crate::SimLink`] method that makes its socket, `$label` its name in messages and seeds.
+/// [`crate::SimSocket`] method that makes its socket, `$label` its name in messages and seeds.
 macro_rules! quic_pair {
     (
         stack: $q:ident,
@@ -113,6 +113,7 @@ macro_rules! quic_pair {
                     client_config,
                     server,
                     seed: self.seed,
+                    attached: std::sync::Mutex::default(),
                 })
             }
         }
@@ -140,7 +141,7 @@ macro_rules! quic_pair {
             Ok(Endpoint::new_with_abstract_socket(
                 endpoint_config(seed, "server"),
                 Some(server_config),
-                link.$socket(Side::B),
+                link.socket(Side::B).$socket(),
                 Arc::new(TokioRuntime),
             )?)
         }
@@ -162,11 +163,29 @@ macro_rules! quic_pair {
             let mut client = Endpoint::new_with_abstract_socket(
                 endpoint_config(seed, "client"),
                 None,
-                link.$socket(Side::A),
+                link.socket(Side::A).$socket(),
                 Arc::new(TokioRuntime),
             )?;
             client.set_default_client_config(client_config.clone());
             Ok((client, client_config))
+        }
+
+        /// A client endpoint of its own on side A of `link`, behind an access link of
+        /// `access_delay` one way ([`SimLink::attach`]); `index` counts such endpoints (it
+        /// seeds the endpoint's RNG).
+        pub(crate) fn attached_client(
+            link: &SimLink,
+            seed: u64,
+            index: usize,
+            access_delay: Duration,
+        ) -> Result<Endpoint, $Error> {
+            let socket = link.attach(Side::A, access_delay)?;
+            Ok(Endpoint::new_with_abstract_socket(
+                endpoint_config(seed, &format!("client/attached/{index}")),
+                None,
+                socket.$socket(),
+                Arc::new(TokioRuntime),
+            )?)
         }
 
         #[doc = concat!("A ", $label, " client (endpoint A) and server (endpoint B) joined by a [`SimLink`].")]
@@ -177,6 +196,8 @@ macro_rules! quic_pair {
             client_config: ClientConfig,
             server: Endpoint,
             seed: u64,
+            /// Client endpoints of their own (`connect_behind`), kept for the pair's life.
+            attached: std::sync::Mutex<Vec<Endpoint>>,
         }
 
         impl $Pair {
@@ -249,13 +270,45 @@ macro_rules! quic_pair {
                 self.connect_using(config).await
             }
 
+            /// Opens a connection from a client endpoint of its own, behind an access link of
+            /// `access_delay` one way ([`SimLink::attach`]: its round trip grows by twice
+            /// that), running `transport` if given (else the client endpoint's). Errors if the
+            /// link is carried by a stepped medium (ns-3) or the delay is out of range.
+            pub async fn connect_behind(
+                &self,
+                access_delay: Duration,
+                transport: Option<Arc<TransportConfig>>,
+            ) -> Result<(Connection, Connection), $Error> {
+                let endpoint = {
+                    let mut attached =
+                        self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+                    let endpoint =
+                        attached_client(&self.link, self.seed, attached.len(), access_delay)?;
+                    attached.push(endpoint.clone());
+                    endpoint
+                };
+                let mut config = self.client_config.clone();
+                if let Some(transport) = transport {
+                    config.transport_config(transport);
+                }
+                self.connect_on(&endpoint, config).await
+            }
+
             async fn connect_using(
                 &self,
                 config: ClientConfig,
             ) -> Result<(Connection, Connection), $Error> {
+                self.connect_on(&self.client, config).await
+            }
+
+            async fn connect_on(
+                &self,
+                client: &Endpoint,
+                config: ClientConfig,
+            ) -> Result<(Connection, Connection), $Error> {
                 use tracing::Instrument;
                 let connecting = tracing::debug_span!(target: "netsim", "client").in_scope(|| {
-                    self.client
+                    client
                         .connect_with(config, self.server_addr(), SERVER_NAME)
                         .map_err(|e| $Error::stack("starting the connection", e))
                 })?;

@@ -28,7 +28,7 @@
 crate::pair::quic_pair! {
     stack: quinn,
     label: "quinn",
-    socket: quinn_socket,
+    socket: into_quinn,
     pair: QuinnPair,
     builder: QuinnPairBuilder,
     error: QuinnPairError,

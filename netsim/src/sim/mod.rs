@@ -15,6 +15,10 @@
 //! millisecond tick at or after `t` (up to 1 ms late). The [`Verdict`]
 //! times, the accounting and the timeline's `scheduled_at` keep full nanosecond precision.
 //!
+//! A side may have more endpoints than its first: [`SimLink::attach`] adds one with an address of
+//! its own and an access link of its own, a constant one-way delay in both directions (flows of
+//! different round-trip times over one bottleneck).
+//!
 //! What carries the datagrams is a [`Medium`]: netsim's own [`Link`] by default
 //! ([`SimLink::builder`]), or another simulator ([`SimLink::with_medium`]) such as the ns-3
 //! backend of the `netsim-ns3` crate, which the link drives in lock-step with the runtime's
@@ -105,11 +109,32 @@ pub const DEFAULT_ADDR_A: SocketAddr =
 pub const DEFAULT_ADDR_B: SocketAddr =
     SocketAddr::new(std::net::IpAddr::V4(Ipv4Addr::new(127, 0, 0, 2)), 40_002);
 
+/// Endpoint `0` is side A's first, `1` side B's; [`SimLink::attach`] appends more.
+const PRIMARY: [usize; 2] = [0, 1];
+
+/// Most endpoints one link takes ([`SimLink::attach`]), the two first included.
+pub const MAX_ENDPOINTS: usize = 1024;
+
+/// Longest access link [`SimLink::attach`] accepts (one way).
+pub const MAX_ACCESS_DELAY: Duration = Duration::from_secs(10);
+
+/// One endpoint on the link: its side, address and access link.
+#[derive(Clone, Copy, Debug)]
+struct EndpointSlot {
+    side: Side,
+    addr: SocketAddr,
+    /// One-way delay of the endpoint's own access link, added to every datagram it sends or
+    /// receives (zero for the two first endpoints).
+    access_delay: Duration,
+}
+
 /// Mutable state behind the link's lock.
 #[derive(Debug)]
 struct State {
     medium: Box<dyn Medium>,
-    inboxes: [Inbox; 2],
+    /// Every endpoint, indexed like `inboxes`.
+    endpoints: Vec<EndpointSlot>,
+    inboxes: Vec<Inbox>,
     /// Delivery tie-breaker counter.
     seq: u64,
     timeline: Option<Vec<TimelineEntry>>,
@@ -135,29 +160,51 @@ impl Shared {
         Instant::now().saturating_duration_since(self.epoch)
     }
 
-    /// Offers `data` from `side` to `to`; never blocks (the link's queue decides).
-    fn send(&self, side: Side, to: SocketAddr, data: &[u8]) {
-        let peer = side.peer();
+    /// Offers `data` from endpoint `from` to `to`; never blocks (the link's queue decides).
+    fn send(&self, from: usize, to: SocketAddr, data: &[u8]) {
         let mut state = self.lock();
-        if to != self.addrs[peer.index()] {
-            state.misaddressed += 1;
-            tracing::debug!(side = ?side, %to, len = data.len(), "datagram to an unknown address discarded");
+        let Some(sender) = state.endpoints.get(from).copied() else {
             return;
-        }
+        };
+        let peer = sender.side.peer();
+        let receiver = if to == self.addrs[peer.index()] {
+            Some(PRIMARY[peer.index()])
+        } else {
+            state
+                .endpoints
+                .iter()
+                .position(|slot| slot.side == peer && slot.addr == to)
+        };
+        let Some(receiver) = receiver else {
+            state.misaddressed += 1;
+            tracing::debug!(side = ?sender.side, %to, len = data.len(), "datagram to an unknown address discarded");
+            return;
+        };
         let now = self.now();
-        let direction = side.sending_direction();
+        let direction = sender.side.sending_direction();
         let Offered::Now { index, verdict } = state.medium.offer(direction, now, data) else {
             return; // the driver task hands it over when the medium delivers it
         };
         let Verdict::Deliver(delivery) = verdict else {
             return;
         };
+        // The access links sit outside the shared link, so they add a constant delay (as if the
+        // sender's were crossed before the link's queue: the flow's whole timeline shifts by it).
+        let access = sender
+            .access_delay
+            .saturating_add(state.endpoints[receiver].access_delay);
+        let at = delivery.at.saturating_add(access);
         let data = Bytes::copy_from_slice(data);
         let copies = if delivery.duplicate { 2 } else { 1 };
         let mut to_wake = None;
         for _ in 0..copies {
+            let route = Route {
+                direction,
+                from: sender.addr,
+                to: receiver,
+            };
             to_wake = self
-                .schedule(&mut state, direction, index, delivery.at, data.clone())
+                .schedule(&mut state, route, index, at, data.clone())
                 .or(to_wake);
         }
         drop(state);
@@ -166,30 +213,40 @@ impl Shared {
         }
     }
 
-    /// Puts a datagram travelling in `direction` into the receiver's inbox, due at `at`.
-    /// Returns the receiver's waker if it has to re-arm.
+    /// Puts a datagram on `route` into the receiver's inbox, due at `at`. Returns the
+    /// receiver's waker if it has to re-arm.
     fn schedule(
         &self,
         state: &mut State,
-        direction: DirectionId,
+        route: Route,
         index: u64,
         at: Duration,
         data: Bytes,
     ) -> Option<std::task::Waker> {
-        let sender = match direction {
-            DirectionId::AToB => Side::A,
-            DirectionId::BToA => Side::B,
-        };
         state.seq += 1;
         let pending = Pending {
             at,
             seq: state.seq,
             index,
-            direction,
-            from: self.addrs[sender.index()],
+            direction: route.direction,
+            from: route.from,
             data,
         };
-        state.inboxes[sender.peer().index()].push(pending)
+        state.inboxes.get_mut(route.to)?.push(pending)
+    }
+
+    /// The route between the two first endpoints in `direction` (a stepped medium carries
+    /// only theirs: [`SimLink::attach`] refuses it).
+    fn primary_route(&self, direction: DirectionId) -> Route {
+        let sender = match direction {
+            DirectionId::AToB => Side::A,
+            DirectionId::BToA => Side::B,
+        };
+        Route {
+            direction,
+            from: self.addrs[sender.index()],
+            to: PRIMARY[sender.peer().index()],
+        }
     }
 
     /// One lock-step of a stepped medium: advance it to now and hand over what it delivered.
@@ -201,7 +258,7 @@ impl Shared {
         for delivery in out.drain(..) {
             let waker = self.schedule(
                 &mut state,
-                delivery.direction,
+                self.primary_route(delivery.direction),
                 delivery.index,
                 delivery.at,
                 delivery.data,
@@ -214,10 +271,11 @@ impl Shared {
         }
     }
 
-    /// Pops up to `max` due datagrams for `side`, or registers `cx` for the next one.
+    /// Pops up to `max` due datagrams for endpoint `endpoint`, or registers `cx` for the next
+    /// one.
     fn poll_recv(
         &self,
-        side: Side,
+        endpoint: usize,
         cx: &mut std::task::Context<'_>,
         max: usize,
         out: &mut Vec<Pending>,
@@ -225,7 +283,10 @@ impl Shared {
         let mut state = self.lock();
         let now = self.now();
         let first_new = out.len();
-        let poll = state.inboxes[side.index()].poll_pop(cx, self.epoch, now, max, out);
+        let Some(inbox) = state.inboxes.get_mut(endpoint) else {
+            return std::task::Poll::Pending;
+        };
+        let poll = inbox.poll_pop(cx, self.epoch, now, max, out);
         if let Some(timeline) = &mut state.timeline {
             let received_at_nanos = nanos_u64(now);
             for pending in &out[first_new..] {
@@ -241,6 +302,15 @@ impl Shared {
         }
         poll
     }
+}
+
+/// Where a delivered datagram goes: its direction, its sender's address and the receiving
+/// endpoint.
+#[derive(Clone, Copy, Debug)]
+struct Route {
+    direction: DirectionId,
+    from: SocketAddr,
+    to: usize,
 }
 
 fn nanos_u64(duration: Duration) -> u64 {
@@ -318,9 +388,17 @@ impl SimLinkBuilder {
         let seed = medium.seed();
         let step = medium.step();
         tracing::info!(seed, a = %self.addrs[0], b = %self.addrs[1], "netsim link up");
+        let endpoints = [Side::A, Side::B]
+            .map(|side| EndpointSlot {
+                side,
+                addr: self.addrs[side.index()],
+                access_delay: Duration::ZERO,
+            })
+            .to_vec();
         let state = State {
             medium,
-            inboxes: [Inbox::default(), Inbox::default()],
+            inboxes: endpoints.iter().map(|_| Inbox::default()).collect(),
+            endpoints,
             seq: 0,
             timeline: self.record_timeline.then(Vec::new),
             misaddressed: 0,
@@ -372,20 +450,83 @@ impl SimLink {
         }
     }
 
-    /// The stack-neutral datagram socket of `side`.
+    /// The stack-neutral datagram socket of `side`'s first endpoint.
     pub fn socket(&self, side: Side) -> SimSocket {
-        SimSocket::new(self.shared.clone(), side)
+        let endpoint = PRIMARY[side.index()];
+        SimSocket::new(self.shared.clone(), endpoint, side, self.addr(side))
+    }
+
+    /// Adds an endpoint on `side` behind an access link of its own: every datagram it sends
+    /// or receives takes `access_delay` longer, one way, than the link alone gives (so its
+    /// round trip to an endpoint of the other side grows by twice that). The access link is
+    /// never a bottleneck: it neither queues nor drops. Its address is the side's first
+    /// address with the next free port; the other side's endpoints reach it there.
+    ///
+    /// This places a flow's access delay after the shared link instead of before it, which
+    /// shifts that flow's whole timeline by `access_delay` and changes nothing else: every
+    /// loop from the shared link's queue back to it crosses the same delays.
+    ///
+    /// Errors: a medium that decides later ([`Medium::step`], e.g. ns-3) carries the two
+    /// first endpoints only; `access_delay` above [`MAX_ACCESS_DELAY`]; more than
+    /// [`MAX_ENDPOINTS`] endpoints.
+    pub fn attach(&self, side: Side, access_delay: Duration) -> Result<SimSocket, ConfigError> {
+        if access_delay > MAX_ACCESS_DELAY {
+            return Err(ConfigError::out_of_range(
+                "access_delay",
+                crate::units::format_duration(access_delay),
+                format!(
+                    "at most {}",
+                    crate::units::format_duration(MAX_ACCESS_DELAY)
+                ),
+            ));
+        }
+        let mut state = self.shared.lock();
+        if state.medium.step().is_some() {
+            return Err(ConfigError::invalid(
+                "access_delay",
+                "endpoints with an access link of their own need netsim's link; a stepped \
+                 medium (ns-3) carries the two first endpoints only",
+            ));
+        }
+        if state.endpoints.len() >= MAX_ENDPOINTS {
+            return Err(ConfigError::out_of_range(
+                "endpoints",
+                state.endpoints.len() + 1,
+                format!("at most {MAX_ENDPOINTS} per link"),
+            ));
+        }
+        let first = self.addr(side);
+        let taken = |port: u16| {
+            state
+                .endpoints
+                .iter()
+                .any(|slot| slot.addr.port() == port && slot.addr.ip() == first.ip())
+        };
+        let port = (1..=u16::MAX)
+            .map(|k| first.port().wrapping_add(k))
+            .find(|&port| !taken(port))
+            .unwrap_or(first.port());
+        let addr = SocketAddr::new(first.ip(), port);
+        let endpoint = state.endpoints.len();
+        state.endpoints.push(EndpointSlot {
+            side,
+            addr,
+            access_delay,
+        });
+        state.inboxes.push(Inbox::default());
+        tracing::debug!(?side, %addr, access_delay_ms = access_delay.as_secs_f64() * 1e3, "endpoint attached");
+        Ok(SimSocket::new(self.shared.clone(), endpoint, side, addr))
     }
 
     /// A `noq::AsyncUdpSocket` for `side`, for `noq::Endpoint::new_with_abstract_socket`.
     #[cfg(feature = "noq")]
     pub fn noq_socket(&self, side: Side) -> Box<dyn noq::AsyncUdpSocket> {
-        Box::new(NoqSocket::new(self.socket(side)))
+        self.socket(side).into_noq()
     }
 
     /// A `quinn::AsyncUdpSocket` for `side`, for `quinn::Endpoint::new_with_abstract_socket`.
     pub fn quinn_socket(&self, side: Side) -> Arc<dyn quinn::AsyncUdpSocket> {
-        Arc::new(QuinnSocket::new(self.socket(side)))
+        self.socket(side).into_quinn()
     }
 
     /// The address of `side`.

@@ -13,7 +13,7 @@ use crate::sim::inbox::Pending;
 /// receives what the link delivers. Behaves like a connected-or-not UDP socket:
 ///
 /// - sending never blocks or fails: the link's drop-tail queue decides what is lost;
-/// - a datagram sent to any address other than the peer's is discarded (counted in
+/// - a datagram sent to an address no endpoint of the other side has is discarded (counted in
 ///   [`super::SimLink::misaddressed`]);
 /// - a receive buffer shorter than the datagram gets its first bytes (the rest is discarded),
 ///   and the length returned is the number of bytes copied.
@@ -23,22 +23,42 @@ use crate::sim::inbox::Pending;
 #[derive(Clone, Debug)]
 pub struct SimSocket {
     shared: Arc<Shared>,
+    /// Which of the link's endpoints this is.
+    endpoint: usize,
     side: Side,
+    addr: SocketAddr,
 }
 
 impl SimSocket {
-    pub(super) fn new(shared: Arc<Shared>, side: Side) -> Self {
-        Self { shared, side }
+    pub(super) fn new(shared: Arc<Shared>, endpoint: usize, side: Side, addr: SocketAddr) -> Self {
+        Self {
+            shared,
+            endpoint,
+            side,
+            addr,
+        }
     }
 
     /// This endpoint's address.
     pub fn local_addr(&self) -> SocketAddr {
-        self.shared.addrs[self.side.index()]
+        self.addr
     }
 
-    /// The other endpoint's address.
+    /// The address of the other side's first endpoint.
     pub fn peer_addr(&self) -> SocketAddr {
         self.shared.addrs[self.side.peer().index()]
+    }
+
+    /// This endpoint as a `quinn::AsyncUdpSocket`, for
+    /// `quinn::Endpoint::new_with_abstract_socket`.
+    pub fn into_quinn(self) -> Arc<dyn quinn::AsyncUdpSocket> {
+        Arc::new(super::QuinnSocket::new(self))
+    }
+
+    /// This endpoint as a `noq::AsyncUdpSocket`, for `noq::Endpoint::new_with_abstract_socket`.
+    #[cfg(feature = "noq")]
+    pub fn into_noq(self) -> Box<dyn noq::AsyncUdpSocket> {
+        Box::new(super::NoqSocket::new(self))
     }
 
     /// Which side this is.
@@ -49,7 +69,7 @@ impl SimSocket {
     /// Sends `data` to `to` now. Returns `data.len()`: the datagram was handed to the link,
     /// which may still drop it.
     pub fn try_send_to(&self, data: &[u8], to: SocketAddr) -> io::Result<usize> {
-        self.shared.send(self.side, to, data);
+        self.shared.send(self.endpoint, to, data);
         Ok(data.len())
     }
 
@@ -66,7 +86,7 @@ impl SimSocket {
         out: &mut Vec<(SocketAddr, bytes::Bytes)>,
     ) -> Poll<()> {
         let mut pending: Vec<Pending> = Vec::new();
-        let poll = self.shared.poll_recv(self.side, cx, max, &mut pending);
+        let poll = self.shared.poll_recv(self.endpoint, cx, max, &mut pending);
         out.extend(pending.into_iter().map(|p| (p.from, p.data)));
         poll
     }
