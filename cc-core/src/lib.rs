@@ -137,6 +137,7 @@ mod signal;
 mod stack;
 pub mod trace;
 mod westwood;
+mod westwood_plus;
 mod window;
 
 #[cfg(feature = "testing")]
@@ -158,6 +159,7 @@ pub use rtt_rounds::{RoundCounter, RoundRtt, RttRounds, VegasBacklog};
 pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};
 pub use signal::{LossSignal, TimeoutReading};
 pub use westwood::WestwoodEstimator;
+pub use westwood_plus::WestwoodPlusEstimator;
 pub use window::{MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, scale};
 
 #[doc(hidden)]

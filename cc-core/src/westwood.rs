@@ -131,12 +131,7 @@ impl WestwoodEstimator {
     /// sample. Not in the papers: a knob of the ports that have the estimate, for a stack whose
     /// pacer reads the controller's rate (noq; quinn 0.11 paces from the window and ignores it).
     pub fn pacing_rate(&self, gain: f64, in_slow_start: bool) -> Option<u64> {
-        if gain <= 0.0 || in_slow_start {
-            return None;
-        }
-        let bits = self.estimate?.bits_per_second() as f64 * gain;
-        // At least one 1200-byte datagram per second: a zero rate stalls a pacer.
-        Some((bits as u64).max(9_600))
+        pacing_rate(self.estimate, gain, in_slow_start)
     }
 
     /// Estimated bandwidth-delay product over `rtt`, bytes (eq. 4.5, section 4.1.1 (PETRA):
@@ -151,6 +146,21 @@ impl Default for WestwoodEstimator {
     fn default() -> Self {
         Self::new(Self::DEFAULT_GAIN)
     }
+}
+
+/// `gain` times `estimate`, bits per second, outside slow start (see
+/// [`WestwoodEstimator::pacing_rate`]).
+pub(crate) fn pacing_rate(
+    estimate: Option<Bandwidth>,
+    gain: f64,
+    in_slow_start: bool,
+) -> Option<u64> {
+    if gain <= 0.0 || in_slow_start {
+        return None;
+    }
+    let bits = estimate?.bits_per_second() as f64 * gain;
+    // At least one 1200-byte datagram per second: a zero rate stalls a pacer.
+    Some((bits as u64).max(9_600))
 }
 
 /// Largest gain [`WestwoodEstimator::new`] keeps (a gain of 1 would never move).

@@ -18,10 +18,12 @@
 //!
 //! # The algorithm
 //!
-//! Once per round trip ([`cc_core::RoundCounter`]), with `RTT` the round's smallest sample and
-//! `BaseRTT` the smallest ever ([`cc_core::RttRounds`]), [`cc_core::VegasBacklog`] computes
-//! `Expected = CWND / BaseRTT`, `Actual = CWND / RTT`,
-//! `Diff = (Expected - Actual) x BaseRTT = CWND x (RTT - BaseRTT) / RTT` packets, and:
+//! Once per round trip ([`cc_core::RoundCounter`]), with `RTT` the round's smallest sample,
+//! `BaseRTT` the smallest ever ([`cc_core::RttRounds`]) and `CWND` the window the round's
+//! samples were sent under (the window when the round began), [`cc_core::VegasBacklog`]
+//! computes `Expected = CWND / BaseRTT`, `Actual = CWND / RTT`,
+//! `Diff = (Expected - Actual) x BaseRTT = CWND x (RTT - BaseRTT) / RTT` packets, and, outside
+//! a recovery period:
 //!
 //! | phase | `Diff` | action | [`UbDecision`] |
 //! |---|---|---|---|
@@ -36,12 +38,16 @@
 //!
 //! | signal | action | [`UbDecision`] |
 //! |---|---|---|
-//! | `FastRetransmit` (by default every loss but persistent congestion), `Ecn` | `ssthresh = max(2, BWE x BaseRTT / seg)`, `cwnd = min(cwnd, ssthresh)`, congestion avoidance | `Loss` |
+//! | `FastRetransmit` (by default every loss but persistent congestion), `Ecn` | `ssthresh = max(2, BWE x BaseRTT / seg)`, `cwnd = min(cwnd, ssthresh)`; slow start if `cwnd < ssthresh`, else congestion avoidance | `Loss` |
 //! | `Timeout { .. }` (by default persistent congestion) | `cwnd = 1` (the minimum window), `ssthresh = max(2, BWE x BaseRTT / seg)`, slow start | `Timeout` |
 //!
-//! BWE is TCP Westwood's bandwidth estimate, [`cc_core::WestwoodEstimator`]: bytes acknowledged
-//! per ACK frame over the time since the previous frame, low-pass filtered (weight 0.9 on the
-//! previous estimate).
+//! BWE is original TCP Westwood's bandwidth estimate (Mascolo et al. 2001),
+//! [`cc_core::WestwoodEstimator`]: one sample per acknowledgement (here per ACK frame), the bytes
+//! it acknowledged over the time since the previous one, low-pass filtered with weight 0.9 on
+//! the previous estimate (as ns-3's `TcpWestwood` samples in its `WESTWOOD` mode, whose Tustin
+//! filter, also weight 0.9, averages the last two samples). [`UbConfig::westwood_plus`] selects TCP Westwood+'s instead
+//! ([`cc_core::WestwoodPlusEstimator`], Linux's `tcp_westwood.c`: bytes over at least
+//! `max(RTT, 50 ms)`, filtered twice).
 //!
 //! # Mapping onto QUIC
 //!
@@ -85,6 +91,29 @@
 //!   current recovery period began; a round's `+1` is skipped when application-limited.
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period
 //!   began do not react again; persistent congestion always does.
+//! - **No decisions inside a recovery period** (the paper does not say; Linux's Vegas runs only
+//!   in the open state, and TCP runs no congestion avoidance in fast recovery): a round that
+//!   ends before a packet sent after the loss is acknowledged makes no decision
+//!   ([`UbDecision::InRecovery`]), and after a loss the window slow-starts if it is below the
+//!   new ssthresh, as TCP Westwood does. Before issue 20 decisions ran in recovery and every
+//!   loss entered congestion avoidance (`decide_in_recovery = true`). Measured, same seeds,
+//!   TCP-UB's goodput after over before, geometric mean and 95% CI: 0.970 [0.916, 1.027] on
+//!   the demo (10 seeds), 0.980 [0.975, 0.985] on PETRA's grid (12 rows x 5 seeds).
+//! - **Vegas' `Actual` from the window the round was sent under** (a fix, issue 20): the
+//!   round's RTT samples come from packets sent when it began, so the backlog uses that window,
+//!   not the window after the round's slow-start growth, which could be twice as large and gave
+//!   up to twice the backlog and twice the exit window. Before: `backlog_from_sent_window =
+//!   false`. Measured: 0.970 [0.939, 1.002] on the demo, 0.997 [0.994, 0.999] on the grid.
+//!   Both changes together (the default): 0.972 [0.928, 1.017] and 0.979 [0.973, 0.984];
+//!   TCP-UB over NewReno 0.78 -> 0.76 on the demo, 1.38 -> 1.35 over the grid (geometric mean).
+//! - **The bandwidth estimate is original Westwood's, per ACK frame.** Westwood+ (the knob
+//!   `westwood_plus`) counts what was delivered per round trip, so it estimates the rate the
+//!   flow achieved, while one sample per ACK frame measures the bottleneck's service rate
+//!   whenever a queue stands; after a random loss the first keeps ssthresh near the flow's own
+//!   (just reduced) rate. Measured: 1.026 [0.975, 1.080] on the demo, **0.892 [0.868, 0.917]**
+//!   on the grid (alone, against the pre-issue-20 rules); in a traced run of the grid's row 4
+//!   (10 Mb/s, PER 0.5%) ssthresh came from a median 6.4 Mb/s under Westwood+ against 9.5 Mb/s
+//!   per ACK frame, and goodput was 5.4 against 8.9 Mb/s.
 //! - **The base RTT restarts after a timeout** (the paper keeps "the minimum of all RTTs"): on a
 //!   MANET a route change to a longer path would otherwise make TCP-UB see a standing backlog
 //!   until the route shortens again, Vegas' known failure after a reroute. The first sample

@@ -4,7 +4,7 @@ use crate::UbConfig;
 use cc_core::{
     AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
     RecoveryEpoch, RoundCounter, RttRounds, TimeoutReading, VegasBacklog, WestwoodEstimator,
-    Window,
+    WestwoodPlusEstimator, Window,
 };
 use std::sync::Arc;
 use std::time::Duration;
@@ -16,8 +16,8 @@ pub struct Ub {
     config: Arc<UbConfig>,
     /// Congestion window and slow-start threshold, bytes.
     window: Window,
-    /// TCP Westwood's bandwidth estimate (BWE), one sample per ACK frame.
-    bwe: WestwoodEstimator,
+    /// TCP Westwood's bandwidth estimate (BWE).
+    bwe: Bwe,
     /// Base RTT (minimum of all samples) and each round's RTT (its minimum sample).
     rtt: RttRounds,
     /// Round trips, by packet number.
@@ -29,12 +29,61 @@ pub struct Ub {
     grow_this_round: bool,
     /// Bytes the current ACK frame newly acknowledged.
     frame_acked: u64,
+    /// The window when the current round began: its packets' RTTs end the next round.
+    round_start_cwnd: u64,
+    /// Whether the latest acknowledged packet was sent before the current recovery period
+    /// began (the period has not ended).
+    in_recovery: bool,
     /// Start of the current recovery period (one reduction per round trip).
     recovery: RecoveryEpoch,
     /// The latest decision, for tests and introspection.
     last_decision: Option<UbDecision>,
     /// The latest round's backlog, packets.
     last_diff: Option<f64>,
+}
+
+/// The bandwidth estimator: Westwood+'s ([`UbConfig::westwood_plus`], default) or one sample
+/// per ACK frame.
+#[derive(Debug, Clone, PartialEq)]
+enum Bwe {
+    Plus(WestwoodPlusEstimator),
+    PerAckFrame(WestwoodEstimator),
+}
+
+impl Bwe {
+    fn estimate(&self) -> Option<Bandwidth> {
+        match self {
+            Self::Plus(e) => e.estimate(),
+            Self::PerAckFrame(e) => e.estimate(),
+        }
+    }
+
+    fn bdp(&self, rtt: Duration) -> Option<u64> {
+        match self {
+            Self::Plus(e) => e.bdp(rtt),
+            Self::PerAckFrame(e) => e.bdp(rtt),
+        }
+    }
+
+    fn pacing_rate(&self, gain: f64, in_slow_start: bool) -> Option<u64> {
+        match self {
+            Self::Plus(e) => e.pacing_rate(gain, in_slow_start),
+            Self::PerAckFrame(e) => e.pacing_rate(gain, in_slow_start),
+        }
+    }
+
+    fn on_rtt_sample(&mut self, rtt: Duration) {
+        if let Self::Plus(e) = self {
+            e.on_rtt_sample(rtt);
+        }
+    }
+
+    fn on_ack_frame(&mut self, now: cc_core::Instant, bytes: u64) {
+        match self {
+            Self::Plus(e) => e.on_ack(now, bytes),
+            Self::PerAckFrame(e) => e.on_ack(now, bytes),
+        };
+    }
 }
 
 /// TCP-UB's phase.
@@ -94,6 +143,9 @@ pub enum UbDecision {
     Decrease,
     /// A round without a usable RTT sample: no decision.
     NoSample,
+    /// A round that ended inside a recovery period: no decision (Linux's Vegas is off outside
+    /// the open state).
+    InRecovery,
     /// A loss (fast retransmit, time-threshold loss, ECN): Westwood's
     /// `ssthresh = BWE x BaseRTT / seg_size`, `CWND = min(CWND, ssthresh)`.
     Loss,
@@ -113,6 +165,7 @@ impl UbDecision {
             Self::Hold => "hold",
             Self::Decrease => "decrease",
             Self::NoSample => "no_sample",
+            Self::InRecovery => "in_recovery",
             Self::Loss => "loss_to_estimate",
             Self::Timeout => "timeout",
         }
@@ -124,8 +177,14 @@ impl Ub {
     pub fn new(config: impl Into<Arc<UbConfig>>, mtu: u16) -> Self {
         let config = config.into();
         let window = Window::new(config.initial_window_packets(), mtu);
-        let bwe = WestwoodEstimator::new(config.bwe_gain());
+        let bwe = if config.westwood_plus() {
+            Bwe::Plus(WestwoodPlusEstimator::new())
+        } else {
+            Bwe::PerAckFrame(WestwoodEstimator::new(config.bwe_gain()))
+        };
         Self {
+            round_start_cwnd: window.cwnd(),
+            in_recovery: false,
             config,
             window,
             bwe,
@@ -183,11 +242,29 @@ impl Ub {
     /// Ends a round: slow-start check or the congestion-avoidance decision on the round's
     /// backlog. `app_limited`: the sender was application-limited (no increase then).
     pub fn on_round_end(&mut self, app_limited: bool) -> UbDecision {
+        let decision = self.decide_round(app_limited);
+        // The next round's RTT samples come from packets sent under the window as it is now.
+        self.round_start_cwnd = self.window.cwnd();
+        decision
+    }
+
+    fn decide_round(&mut self, app_limited: bool) -> UbDecision {
         let round = self.rtt.end_round();
         let mtu = self.window.mtu();
         let cwnd = self.window.cwnd();
+        if self.in_recovery && !self.config.decide_in_recovery() {
+            self.last_decision = Some(UbDecision::InRecovery);
+            return UbDecision::InRecovery;
+        }
+        // Vegas' Actual is what was sent over the RTT: the window the samples' packets went
+        // out under, not this round's slow-start growth (Brakmo and Peterson 1995, section 3.2).
+        let sent_window = if self.config.backlog_from_sent_window() {
+            self.round_start_cwnd
+        } else {
+            cwnd
+        };
         let backlog = match (round, self.rtt.base()) {
-            (Some(round), Some(base)) => VegasBacklog::new(cwnd, mtu, base, round.min),
+            (Some(round), Some(base)) => VegasBacklog::new(sent_window, mtu, base, round.min),
             _ => None,
         };
         let Some(backlog) = backlog else {
@@ -275,7 +352,14 @@ impl Ub {
             // seg_size; if cwnd > ssthresh then cwnd = ssthresh.
             self.window.set_ssthresh(ssthresh);
             self.window.set_cwnd(cwnd.min(self.window.ssthresh()));
-            self.phase = UbPhase::CongestionAvoidance;
+            // Below the new ssthresh TCP slow-starts back up to it; the pre-issue-20 rule
+            // (`decide_in_recovery`) always entered congestion avoidance.
+            self.phase = if self.window.in_slow_start() && !self.config.decide_in_recovery() {
+                self.grow_this_round = true;
+                UbPhase::SlowStart
+            } else {
+                UbPhase::CongestionAvoidance
+            };
             UbDecision::Loss
         };
         self.last_decision = Some(decision);
@@ -314,6 +398,8 @@ impl CongestionAlgorithm for Ub {
 
     fn on_ack(&mut self, ack: &AckSample) {
         self.rtt.on_sample(ack.latest_rtt());
+        self.bwe.on_rtt_sample(ack.latest_rtt());
+        self.in_recovery = self.recovery.contains(ack.sent);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
         if self.phase != UbPhase::SlowStart
             || !self.grow_this_round
@@ -332,8 +418,8 @@ impl CongestionAlgorithm for Ub {
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
         let acked = std::mem::take(&mut self.frame_acked);
         if acked > 0 {
-            // Westwood's BWE: one sample per ACK (here: per ACK frame).
-            self.bwe.on_ack(end.now, acked);
+            // Westwood's BWE: the bytes of each ACK (here: ACK frame).
+            self.bwe.on_ack_frame(end.now, acked);
         }
         if self.rounds.on_ack_frame(end.largest_acked) {
             self.on_round_end(end.app_limited);

@@ -1,8 +1,9 @@
 //! TCP-UB's pseudo-code ("TCP-UB Algorithms"), branch by branch, with the arithmetic worked out.
 //!
 //! Round numbers throughout: 1200-byte datagrams, BaseRTT 100 ms, and bandwidth samples of `B`
-//! bytes per 10 ms, so BWE = B / 10 ms exactly (filter gain 0: BWE is the latest sample).
-//! `Diff = cwnd x (RTT - BaseRTT) / RTT` packets.
+//! bytes per 10 ms, so BWE = B / 10 ms exactly (the per-ACK-frame estimator with filter gain
+//! 0, `westwood_plus = false`: BWE is the latest sample; Westwood+'s own estimator is tested
+//! in cc-core and at the end here). `Diff = cwnd x (RTT - BaseRTT) / RTT` packets.
 
 use cc_core::{AckRoundEnd, AckSample, CongestionAlgorithm, LossSignal, RttSnapshot};
 use cc_ub::{DiffBand, Ub, UbConfig, UbDecision, UbPhase};
@@ -24,11 +25,19 @@ impl Scenario {
     /// A controller with a window of `cwnd` packets, BaseRTT 100 ms and BWE = `bwe_bytes` per
     /// 10 ms, still in slow start.
     fn new(cwnd: u64, bwe_bytes: u64) -> Self {
+        Self::with(cwnd, bwe_bytes, |_| {})
+    }
+
+    /// [`Scenario::new`] with `configure` applied to the config.
+    fn with(cwnd: u64, bwe_bytes: u64, configure: impl FnOnce(&mut UbConfig)) -> Self {
         let mut cfg = UbConfig::default();
         cfg.set_initial_window_packets(cwnd)
             .unwrap()
+            .set_westwood_plus(false)
+            .unwrap()
             .set_bwe_gain(0.0)
             .unwrap();
+        configure(&mut cfg);
         let mut s = Self {
             ub: Ub::new(cfg, MTU),
             now: Instant::now() + Duration::from_secs(1),
@@ -50,9 +59,14 @@ impl Scenario {
     }
 
     /// Puts the controller in congestion avoidance without touching its window: a loss whose
-    /// Westwood ssthresh (BWE x BaseRTT) is at least the window.
+    /// Westwood ssthresh (BWE x BaseRTT) is at least the window, under the pre-issue-20 rule
+    /// (`decide_in_recovery`) that any loss enters congestion avoidance (by default a window
+    /// below ssthresh slow-starts: `losses_and_timeout`). The knob changes nothing else here:
+    /// `react` starts no recovery period.
     fn in_avoidance(cwnd: u64, bwe_bytes: u64) -> Self {
-        let mut s = Self::new(cwnd, bwe_bytes);
+        let mut s = Self::with(cwnd, bwe_bytes, |c| {
+            c.set_decide_in_recovery(true).unwrap();
+        });
         assert_eq!(s.ub.react(LossSignal::FastRetransmit), UbDecision::Loss);
         assert_eq!(s.ub.phase(), UbPhase::CongestionAvoidance);
         assert_eq!(s.ub.window(), cwnd * SEG);
@@ -304,13 +318,14 @@ fn losses_and_timeout() {
             UbPhase::SlowStart,
         ),
         (1800, LossSignal::Ecn, 15, 15, UbPhase::CongestionAvoidance),
-        // Estimate 100 packets > cwnd 20: the window is kept, ssthresh rises to 100.
+        // Estimate 100 packets > cwnd 20: the window is kept, ssthresh rises to 100, and the
+        // window slow-starts towards it (TCP below ssthresh).
         (
             12_000,
             LossSignal::FastRetransmit,
             20,
             100,
-            UbPhase::CongestionAvoidance,
+            UbPhase::SlowStart,
         ),
         // Timeout: CWND = 1 -> 2 datagrams; ssthresh = 15 packets.
         (1800, LossSignal::PERSISTENT, 2, 15, UbPhase::SlowStart),
@@ -380,12 +395,88 @@ fn driven_by_quinns_callbacks_rounds_follow_packet_numbers() {
     // Growth every other round while Diff = 0: 10 -> 20, hold, -> 40, hold, -> 80.
     assert_eq!(&windows[..4], &[20, 20, 40, 40]);
     assert_eq!(d.controller.algorithm().rounds(), 5);
-    // Round 5 grew to 80 packets (96,000 bytes) and measured RTT 125 ms against the base 100:
-    // Diff = 80 x 25 / 125 = 16 > 1 -> exit with cwnd = 96,000 x 100 / 125 + 1200 = 78,000.
+    // Round 5 grew to 80 packets, but its 125 ms RTT was measured on the 40 packets (48,000
+    // bytes) sent when it began: Diff = 40 x 25 / 125 = 8 > 1 -> exit with cwnd =
+    // 48,000 x 100 / 125 + 1200 = 39,600, the backlog-free window plus one packet.
     let ub = d.controller.algorithm();
     assert_eq!(ub.last_decision(), Some(UbDecision::SlowStartExit));
-    assert_eq!(ub.window(), 78_000);
-    assert_eq!(ub.ssthresh(), 76_800);
+    assert_eq!(ub.last_diff(), Some(8.0));
+    assert_eq!(ub.window(), 39_600);
+    assert_eq!(ub.ssthresh(), 38_400);
+
+    // Before issue 20 (`backlog_from_sent_window = false`) the grown window was used: Diff =
+    // 80 x 25 / 125 = 16, cwnd = 96,000 x 100 / 125 + 1200 = 78,000, twice the right size.
+    let mut cfg = UbConfig::default();
+    cfg.set_backlog_from_sent_window(false).unwrap();
+    let adapter = cc_core::PortController::new(Ub::new(cfg.clone(), MTU), cfg.signal().clone());
+    let mut d = cc_core::testing::Driver::new(adapter);
+    for rtt in [100, 100, 100, 100, 125] {
+        let n = d.controller.algorithm().window() / SEG;
+        d.send(n);
+        d.advance(ms(rtt));
+        d.ack_all();
+    }
+    assert_eq!(d.controller.algorithm().window(), 78_000);
+}
+
+#[test]
+fn rounds_inside_a_recovery_period_make_no_decision() {
+    use cc_core::CongestionEvent;
+    let mut s = Scenario::in_avoidance(20, 12_000);
+    let mut s_default = Scenario::new(20, 12_000);
+    for (s, decides) in [(&mut s, true), (&mut s_default, false)] {
+        // A loss detected now of a packet sent 50 ms ago starts a recovery period at `now`.
+        let loss =
+            CongestionEvent::determined(s.now, s.now - ms(50), SEG, LossSignal::FastRetransmit);
+        s.ub.on_congestion(&loss);
+        // A round whose acknowledged packet was sent before the period began (RTT 130 ms:
+        // Diff above beta).
+        s.now += ms(10);
+        s.frame(130, 0);
+        let decision = s.ub.on_round_end(false);
+        if decides {
+            assert_eq!(decision, UbDecision::Decrease, "pre-issue-20 rule");
+        } else {
+            assert_eq!(decision, UbDecision::InRecovery);
+            assert_eq!(s.ub.window(), 20 * SEG, "no decision inside recovery");
+            // A packet sent after the period began ends it: decisions resume.
+            s.now += ms(200);
+            s.frame(130, 0);
+            assert_ne!(s.ub.on_round_end(false), UbDecision::InRecovery);
+        }
+    }
+}
+
+#[test]
+fn westwood_plus_estimates_over_a_round_trip() {
+    // Westwood+: bytes over an interval of at least max(RTT, 50 ms), filtered twice (7/8).
+    let mut cfg = UbConfig::default();
+    cfg.set_westwood_plus(true).unwrap();
+    let mut ub = Ub::new(cfg, MTU);
+    let t = Instant::now() + Duration::from_secs(1);
+    let frame = |ub: &mut Ub, now: Instant, bytes: u64| {
+        ub.on_ack(&AckSample {
+            now,
+            sent: now - ms(100),
+            bytes,
+            app_limited: true,
+            rtt: RttSnapshot::uniform(ms(100)),
+        });
+        ub.on_end_acks(&AckRoundEnd {
+            now,
+            in_flight: 0,
+            app_limited: true,
+            largest_acked: None,
+        });
+    };
+    // 1200 bytes every 10 ms (960 kb/s): the first frame opens the interval, which closes at
+    // the first frame more than one RTT (100 ms) later.
+    for k in 0..=10 {
+        frame(&mut ub, t + ms(10 * k), SEG);
+        assert_eq!(ub.bwe(), None, "frame {k}: the interval is still open");
+    }
+    frame(&mut ub, t + ms(110), SEG);
+    assert_eq!(ub.bwe().unwrap().bits_per_second(), 960_000);
 }
 
 #[test]
