@@ -66,6 +66,12 @@ pub struct SignalStats {
     pub undetermined: u64,
     /// Batches the bounded ledger forgot while they still had outstanding packets.
     pub ledger_evictions: u64,
+    /// Loss events (noq) whose largest lost packet the time threshold declared while an
+    /// earlier packet of the same detection pass had reached the packet threshold: a
+    /// fast-retransmit hole and a tail loss in one pass, read from the pass's earliest lost
+    /// packet (the one that saw the most duplicate ACKs). quinn names only the largest lost
+    /// packet, so there such a pass reads from it.
+    pub mixed_passes: u64,
 }
 
 impl SignalStats {
@@ -169,6 +175,9 @@ pub struct LossClassifier {
     smoothed: Option<Duration>,
     /// Whether any `on_ack` arrived in the frame being processed.
     frame_acked: bool,
+    /// The smallest packet number the stack reported lost (noq's `on_packet_lost`) in the
+    /// detection pass at this time.
+    pass_first_lost: Option<(Instant, u64)>,
     /// The latest send time of a packet the frame being processed acknowledged.
     frame_newest_sent: Option<Instant>,
     /// When the previous transmit pass went out.
@@ -216,6 +225,7 @@ impl LossClassifier {
             rtt: None,
             smoothed: None,
             frame_acked: false,
+            pass_first_lost: None,
             frame_newest_sent: None,
             last_send: None,
             last_ack_frame: None,
@@ -435,9 +445,22 @@ impl LossClassifier {
         result
     }
 
+    /// A lost packet the stack names (noq's `on_packet_lost`, once per lost packet of a
+    /// detection pass, before the pass's congestion event).
+    pub fn on_packet_lost(&mut self, now: Instant, pn: u64) {
+        self.pass_first_lost = match self.pass_first_lost {
+            Some((at, first)) if at == now => Some((now, first.min(pn))),
+            _ => Some((now, pn)),
+        };
+    }
+
     /// A congestion event from a stack that names its largest lost packet (noq's
-    /// `on_congestion_event`): `d` is the distance of `largest_lost_pn` below the largest packet
-    /// the last ACK frame acknowledged, so the class is determined.
+    /// `on_congestion_event`): `d` is the distance below the largest packet the last ACK frame
+    /// acknowledged of the pass's earliest lost packet (reported through
+    /// [`LossClassifier::on_packet_lost`] at the same time; else `largest_lost_pn`), so the
+    /// class is determined. The earliest lost packet is the one that saw the most duplicate
+    /// ACKs: a pass holding a packet-threshold hole and a time-threshold tail is a fast
+    /// retransmit, as TCP would see it (counted in `SignalStats::mixed_passes`).
     pub fn on_exact_congestion_event(
         &mut self,
         now: Instant,
@@ -447,11 +470,15 @@ impl LossClassifier {
         largest_lost_pn: u64,
     ) -> Classification {
         let largest = self.frame_largest;
+        let first_lost = match self.pass_first_lost.take() {
+            Some((at, first)) if at == now && first <= largest_lost_pn => first,
+            _ => largest_lost_pn,
+        };
         let mut result = Classification {
             signal: LossSignal::FastRetransmit,
             determined: true,
             largest_acked: largest,
-            lost_pn: (!is_ecn).then_some(largest_lost_pn),
+            lost_pn: (!is_ecn).then_some(first_lost),
             detected: LossSignal::FastRetransmit,
             detected_determined: true,
             persistent: is_persistent_congestion,
@@ -463,10 +490,16 @@ impl LossClassifier {
             LossSignal::PERSISTENT
         } else {
             match largest {
-                Some(largest) if largest > largest_lost_pn => LossSignal::from_distance(
-                    largest - largest_lost_pn,
-                    self.config.packet_threshold(),
-                ),
+                Some(largest) if largest > largest_lost_pn => {
+                    let threshold = self.config.packet_threshold();
+                    let by_first = LossSignal::from_distance(largest - first_lost, threshold);
+                    let by_largest =
+                        LossSignal::from_distance(largest - largest_lost_pn, threshold);
+                    if by_first != by_largest && by_first == LossSignal::FastRetransmit {
+                        self.stats.mixed_passes += 1;
+                    }
+                    by_first
+                }
                 // A loss with nothing acknowledged above it: the stack's loss detection does not
                 // declare one, so the callbacks are out of order.
                 _ => {

@@ -117,6 +117,12 @@ impl<A: CongestionAlgorithm> PortController<A> {
         self.deliver(now, sent, lost_bytes, &c);
     }
 
+    /// noq's `on_packet_lost`: one lost packet of the detection pass whose congestion event
+    /// follows.
+    pub fn handle_packet_lost(&mut self, now: Instant, pn: u64) {
+        self.classifier.on_packet_lost(now, pn);
+    }
+
     /// noq's `on_congestion_event`, which names the largest lost packet: classify exactly, then
     /// hand the signal on.
     pub fn handle_exact_congestion_event(

@@ -1,5 +1,6 @@
-//! The classifier in exact mode (noq): the stack names the largest lost packet, so `d` is read
-//! off and every event is determined, under each timeout reading.
+//! The classifier in exact mode (noq): the stack names each lost packet and the largest, so `d`
+//! is read off the pass's earliest lost packet and every event is determined, under each
+//! timeout reading.
 
 use cc_core::{LossClassifier, LossSignal, SignalConfig, TimeoutReading};
 use std::time::{Duration, Instant};
@@ -35,6 +36,30 @@ fn the_distance_is_read_off_the_largest_lost_packet() {
         assert_eq!((r.largest_acked, r.lost_pn), (Some(10), Some(lost)));
         assert_eq!(c.stats().undetermined, 0);
     }
+}
+
+#[test]
+fn a_pass_with_a_hole_and_a_tail_loss_is_a_fast_retransmit() {
+    // Largest acknowledged 10; packets 5 (d = 5, packet threshold) and 9 (d = 1, time
+    // threshold) lost in one pass: noq reports both, then the event with its largest, 9.
+    let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+    c.on_packet_lost(now, 9);
+    c.on_packet_lost(now, 5);
+    let r = c.on_exact_congestion_event(now, now - RTT, false, false, 9);
+    assert_eq!(r.detected, LossSignal::FastRetransmit);
+    assert_eq!(r.lost_pn, Some(5));
+    assert_eq!(c.stats().mixed_passes, 1);
+    // A pass of tail losses only: the earliest of them gives d (8: two later packets).
+    let later = now + RTT;
+    c.on_packet_lost(later, 9);
+    c.on_packet_lost(later, 8);
+    let r = c.on_exact_congestion_event(later, later - RTT, false, false, 9);
+    assert_eq!(r.detected, LossSignal::Timeout { dup_acks: 2 });
+    assert_eq!(c.stats().mixed_passes, 1);
+    // Losses reported at an earlier time belong to another pass: only the event's own count.
+    c.on_packet_lost(now, 1);
+    let r = c.on_exact_congestion_event(later, later - RTT, false, false, 9);
+    assert_eq!(r.detected, LossSignal::Timeout { dup_acks: 1 });
 }
 
 #[test]

@@ -39,6 +39,14 @@ pub struct SignalCounts {
     /// Losses declared after an inferred probe timeout.
     #[serde(default)]
     pub after_probe_timeout: u64,
+    /// noq: passes whose largest lost packet the time threshold declared but whose earliest
+    /// reached the packet threshold (read as fast retransmits; cc-core `mixed_passes`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub mixed_passes: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 impl SignalCounts {
@@ -56,6 +64,7 @@ impl SignalCounts {
             time_threshold: stats.time_threshold,
             probe_timeouts: stats.probe_timeouts,
             after_probe_timeout: stats.after_probe_timeout,
+            mixed_passes: stats.mixed_passes,
         }
     }
 
@@ -79,6 +88,7 @@ impl SignalCounts {
             time_threshold: self.time_threshold + other.time_threshold,
             probe_timeouts: self.probe_timeouts + other.probe_timeouts,
             after_probe_timeout: self.after_probe_timeout + other.after_probe_timeout,
+            mixed_passes: self.mixed_passes + other.mixed_passes,
         }
     }
 }

@@ -1,13 +1,13 @@
 //! The ports as noq 1.x controllers (iroh's QUIC, forked from quinn): the one place noq's
 //! `Controller` and `ControllerFactory` traits are implemented.
 //!
-//! noq passes what quinn 0.11 hides: the largest lost packet number with each congestion event
-//! (and each lost packet through `on_packet_lost`), so the classifier reads `d` off instead of
-//! inferring it ([`crate::LossClassifier::exact`]): every loss signal is determined.
+//! noq passes what quinn 0.11 hides: each lost packet through `on_packet_lost` and the largest
+//! one with each congestion event, so the classifier reads `d` off the pass's earliest lost
+//! packet instead of inferring it ([`crate::LossClassifier::exact`]): every loss signal is
+//! determined.
 //!
 //! What the ports do not use: `on_packet_sent` (the algorithms count transmit passes, as on
-//! quinn), `on_packet_lost` (the event's largest lost packet is all the papers' rules read),
-//! `on_cwnd_limited`, `on_spurious_congestion_event` (no paper undoes a reduction) and
+//! quinn), `on_cwnd_limited`, `on_spurious_congestion_event` (no paper undoes a reduction) and
 //! `on_ack_frequency_update`. Probe timeouts are inferred as on quinn: noq does not report them
 //! to a controller either.
 
@@ -98,6 +98,10 @@ impl<A: CongestionAlgorithm> Controller for PortController<A> {
             lost_bytes,
             largest_lost_pn,
         );
+    }
+
+    fn on_packet_lost(&mut self, _lost_bytes: u16, pn: u64, now: Instant) {
+        self.handle_packet_lost(now, pn);
     }
 
     fn on_mtu_update(&mut self, new_mtu: u16) {

@@ -10,8 +10,10 @@
 //!
 //! On noq the record is [`super::NoqLossRecord`]'s: the packet numbers noq passed to
 //! `on_packet_lost` since the last ACK frame or event, and the largest acknowledged packet number
-//! noq passed to `on_end_acks` (target `cc_truth`), which replaces the classifier's own. noq logs
-//! `PTO fired` as quinn does.
+//! noq passed to `on_end_acks` (target `cc_truth`), which replaces the classifier's own. The
+//! truth there is `d = largest_acked - min(lost)`: the pass's earliest lost packet, which the
+//! classifier reads on noq (`LossClassifier::on_packet_lost`). noq logs `PTO fired` as quinn
+//! does.
 //!
 //! Probe timeouts are scored the same way: quinn logs `PTO fired` (trace level) when its probe
 //! timer expires, and the classifier logs `probe timeout inferred` when it reads the probes'
@@ -344,7 +346,7 @@ where
             match (message, f.pn, f.largest) {
                 ("packet lost", Some(pn), _) => {
                     let lost = state.last_lost.entry(side).or_insert(pn);
-                    *lost = (*lost).max(pn);
+                    *lost = (*lost).min(pn);
                 }
                 ("ack frame", _, Some(largest)) => {
                     // A new detection round: earlier lost records raised no event (ACK-only
