@@ -67,7 +67,10 @@
 //!   duplicate ACKs. Measured on noq's demo (10 seeds): 275 of Karak's 2,681 loss events (10%)
 //!   are such passes, and under the default reading (C) they change nothing (all 10 runs
 //!   byte-identical: a pass without persistent congestion is a fast retransmit whatever its
-//!   `d`); over PETRA's grid 1 event in 6,570.
+//!   `d`); over PETRA's grid 1 event in 6,570. Persistent congestion's `d` is its earliest lost
+//!   packet's too: on noq's demo the persistent events read as `d` = 1 (1.4 per run before)
+//!   now read `d` >= 3, the minimum window, and the runs are identical (after a route break the
+//!   window is at the minimum either way).
 //!
 //! The packet and time thresholds the classifier uses ([`KarakConfig::signal`]) must equal the
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):

@@ -124,11 +124,11 @@
 //!   datagram size, and quinn 0.11 stops sending at `in_flight + datagram >= window`, so a
 //!   window of N datagrams carries N - 1 (noq carries N). That is quinn's rule for its own
 //!   controllers too, so it stays by default; `SignalConfig::set_quinn_full_window` shows quinn
-//!   one byte more. Measured (README, "The same on noq"): 1.30x goodput on the demo, 1.39x at
-//!   10 ms, which makes TCP-UB 0.92x and 0.99x quinn's NewReno there instead of 0.72x and 0.71x.
+//!   one byte more. Measured (README, "The same on noq"): 1.34x goodput on the demo, 1.39x at
+//!   10 ms, which makes TCP-UB 0.91x and 0.98x quinn's NewReno there instead of 0.69x and 0.71x.
 //! - **Pacing** (not in the paper): [`UbConfig::pacing_gain`] reports a rate of that multiple
-//!   of the estimate outside slow start (default 0: none); only noq's pacer reads it (0.97x
-//!   [0.92, 1.01] on noq's demo at 1.25, shorter queues).
+//!   of the estimate outside slow start (default 0: none); only noq's pacer reads it (0.975x
+//!   [0.939, 1.013] on noq's demo at 1.25, shorter queues).
 //!
 //! The packet and time thresholds the classifier uses ([`UbConfig::signal`]) must equal the
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
