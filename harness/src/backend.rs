@@ -82,6 +82,7 @@ pub fn inherited(link: &LinkConfig) -> Ns3Config {
             min_speed: mobility.min_speed,
             max_speed: mobility.max_speed,
             pause: mobility.pause,
+            movement: netsim_ns3::Movement::Ns3,
         };
         config.propagation = Propagation::Range {
             range: mobility.radio_range,

@@ -95,6 +95,24 @@ impl Default for Ns3Config {
     }
 }
 
+/// Which random-waypoint model moves the nodes of [`Topology::RandomWaypoint`].
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Movement {
+    /// ns-3's `RandomWaypointMobilityModel`, drawn from ns-3's RNG (the run's seed is its run
+    /// number).
+    #[default]
+    Ns3,
+    /// netsim's (`netsim::MobilityConfig::ns2_trace`, at its default 100 ms step): the same
+    /// nodes, terrain, speeds and pause and the same run seed move the nodes exactly as a
+    /// netsim run of that seed moves them, so the two backends can be compared seed by seed.
+    /// The movement is written for [`NETSIM_MOVEMENT_HORIZON`]; after it the nodes stop.
+    Netsim,
+}
+
+/// How long [`Movement::Netsim`] moves the nodes (an hour of simulated time).
+pub const NETSIM_MOVEMENT_HORIZON: Duration = Duration::from_secs(3600);
+
 /// Node placement and movement.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "model", rename_all = "snake_case", deny_unknown_fields)]
@@ -111,6 +129,9 @@ pub enum Topology {
         /// Pause at each waypoint (default 30 s, Karak Tables 3-4).
         #[serde(with = "serde_duration")]
         pause: Duration,
+        /// Whose random waypoint moves the nodes (default ns-3's).
+        #[serde(default)]
+        movement: Movement,
     },
     /// A static line of `nodes` nodes, `spacing` metres apart; node 0 at one end.
     Chain {
@@ -140,6 +161,7 @@ impl Default for Topology {
             min_speed: 20.0,
             max_speed: 20.0,
             pause: Duration::from_secs(30),
+            movement: Movement::Ns3,
         }
     }
 }
@@ -458,6 +480,7 @@ impl Ns3Config {
                 min_speed,
                 max_speed,
                 pause,
+                ..
             } => {
                 check_positive("topology.min_speed", *min_speed, MAX_SPEED_MPS)?;
                 check_positive("topology.max_speed", *max_speed, MAX_SPEED_MPS)?;
@@ -605,9 +628,14 @@ impl Ns3Config {
                 min_speed,
                 max_speed,
                 pause,
+                movement,
             } => format!(
-                "{} nodes random waypoint {min_speed}-{max_speed} m/s pause {} in {} m x {} m",
+                "{} nodes random waypoint{} {min_speed}-{max_speed} m/s pause {} in {} m x {} m",
                 self.nodes,
+                match movement {
+                    Movement::Ns3 => "",
+                    Movement::Netsim => " (netsim's movement)",
+                },
                 netsim::units::format_duration(*pause),
                 self.area_width,
                 self.area_height

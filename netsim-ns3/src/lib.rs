@@ -67,8 +67,8 @@ mod trace;
 mod window_probe;
 
 pub use config::{
-    ArpConfig, BackgroundFlow, MAX_NODES, Ns3Config, Propagation, Routing, Standard, Topology,
-    WifiConfig,
+    ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
+    Propagation, Routing, Standard, Topology, WifiConfig,
 };
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};

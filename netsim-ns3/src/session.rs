@@ -14,7 +14,9 @@ use bytes::Bytes;
 use netsim::Side;
 
 use crate::Error;
-use crate::config::{Ns3Config, Propagation, Routing, Standard, Topology};
+use crate::config::{
+    Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config, Propagation, Routing, Standard, Topology,
+};
 use crate::ffi::{self, Live, Ns3Cbr, Ns3Pair, Ns3Scenario, ScenarioStrings};
 use crate::stats::Ns3Stats;
 
@@ -117,8 +119,25 @@ impl Session {
             }
         }
         let token = ProcessToken::acquire()?;
+        // netsim's movement reaches ns-3 as an ns-2 trace, which ns-3 reads while it builds
+        // the network; the file is not needed after that.
+        let netsim_trace = netsim_movement(config, seed)?;
+        let traced;
+        let config = match &netsim_trace {
+            Some(file) => {
+                traced = Ns3Config {
+                    topology: Topology::Ns2Trace {
+                        path: file.path().to_owned(),
+                    },
+                    ..config.clone()
+                };
+                &traced
+            }
+            None => config,
+        };
         let (scenario, strings) = scenario(config, seed)?;
         let live = ffi::create(scenario, &strings).map_err(Error::Ns3)?;
+        drop(netsim_trace);
         tracing::debug!(target: "netsim_ns3", seed, nodes = config.nodes, routing = config.routing.as_str(), "ns-3 scenario built");
         Ok(Self {
             live,
@@ -219,6 +238,48 @@ impl Drop for Session {
     }
 }
 
+/// For [`Movement::Netsim`], netsim's movement of the run seeded with `seed` as an ns-2 trace in
+/// a temporary file; `None` for any other topology.
+fn netsim_movement(
+    config: &Ns3Config,
+    seed: u64,
+) -> Result<Option<tempfile::NamedTempFile>, Error> {
+    let Topology::RandomWaypoint {
+        min_speed,
+        max_speed,
+        pause,
+        movement: Movement::Netsim,
+    } = config.topology
+    else {
+        return Ok(None);
+    };
+    let mobility = netsim::MobilityConfig {
+        nodes: config.nodes,
+        area_width: config.area_width,
+        area_height: config.area_height,
+        min_speed,
+        max_speed,
+        pause,
+        ..netsim::MobilityConfig::default()
+    };
+    let trace = mobility
+        .ns2_trace("topology", seed, NETSIM_MOVEMENT_HORIZON)
+        .map_err(Error::Config)?;
+    let io = |e: std::io::Error| {
+        Error::Config(netsim::ConfigError::invalid(
+            "topology.movement",
+            format!("cannot write netsim's movement as an ns-2 trace: {e}"),
+        ))
+    };
+    let mut file = tempfile::Builder::new()
+        .prefix("netsim-movement-")
+        .suffix(".ns2")
+        .tempfile()
+        .map_err(io)?;
+    std::io::Write::write_all(&mut file, trace.as_bytes()).map_err(io)?;
+    Ok(Some(file))
+}
+
 /// The C view of a validated config.
 fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrings), Error> {
     let c_string = |field: &str, text: String| {
@@ -230,6 +291,7 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
             min_speed,
             max_speed,
             pause,
+            ..
         } => (
             0,
             *min_speed,

@@ -220,6 +220,7 @@ fn arp_dead_timeout_reaches_ns3() {
                 min_speed: 5.0,
                 max_speed: 5.0,
                 pause: Duration::from_secs(30),
+                movement: netsim_ns3::Movement::Ns3,
             },
             ..Ns3Config::default()
         };
@@ -235,4 +236,79 @@ fn arp_dead_timeout_reaches_ns3() {
         (delivered_default, dropped_default),
         (delivered_short, dropped_short)
     );
+}
+
+/// Down spans of netsim's own path model for the same nodes, seed and radio: the times its
+/// source and sink had no path of in-range hops (no route-discovery delay, so nothing else).
+fn netsim_down(mobility: &netsim::MobilityConfig, seed: u64, until: Duration) -> Vec<(f64, f64)> {
+    let config = netsim::PathModelConfig::Mobility(netsim::MobilityConfig {
+        route_discovery_delay: Duration::ZERO,
+        ..mobility.clone()
+    });
+    let mut spans: Vec<(f64, f64)> = Vec::new();
+    for (start, end, state) in netsim::path::path_segments(&config, seed, until).unwrap() {
+        let (start, end) = (start.as_secs_f64(), end.as_secs_f64());
+        if state == netsim::PathState::Down {
+            match spans.last_mut() {
+                Some(last) if (last.1 - start).abs() < 1e-9 => last.1 = end,
+                _ => spans.push((start, end)),
+            }
+        }
+    }
+    spans
+}
+
+/// `movement = "netsim"`: ns-3's nodes follow netsim's random waypoint for the same seed, so
+/// ns-3's geometric route samples find the source and sink cut off exactly when netsim's path
+/// model does (to its 100 ms sampling); ns-3's own movement cuts them off at other times.
+#[test]
+fn netsim_movement_gives_ns3_the_same_connectivity_as_netsim() {
+    // 20 nodes on netsim's default terrain: sparse enough that the pair is often cut off.
+    let mobility = netsim::MobilityConfig {
+        nodes: 20,
+        source: 0,
+        sink: 19,
+        pause: Duration::from_secs(5),
+        ..netsim::MobilityConfig::with_speed(20.0)
+    };
+    let until = Duration::from_secs(120);
+    let ns3_down = |movement: netsim_ns3::Movement, seed: u64| {
+        let config = Ns3Config {
+            nodes: 20,
+            sink: Some(19),
+            topology: Topology::RandomWaypoint {
+                min_speed: 20.0,
+                max_speed: 20.0,
+                pause: Duration::from_secs(5),
+                movement,
+            },
+            ..Ns3Config::default()
+        };
+        let mut session = Session::new(&config, seed).unwrap();
+        session.run_until(until);
+        session
+            .route_down(0, until)
+            .into_iter()
+            .map(|(a, b)| (a.as_secs_f64(), b.as_secs_f64()))
+            .collect::<Vec<_>>()
+    };
+    let total = |spans: &[(f64, f64)]| spans.iter().map(|(a, b)| b - a).sum::<f64>();
+    for seed in [1, 2, 3] {
+        let netsim = netsim_down(&mobility, seed, until);
+        let same = ns3_down(netsim_ns3::Movement::Netsim, seed);
+        println!("seed {seed}: netsim down {netsim:?}\n  ns-3 (netsim's movement) {same:?}");
+        assert_eq!(netsim.len(), same.len(), "seed {seed}");
+        for (a, b) in netsim.iter().zip(&same) {
+            assert!(
+                (a.0 - b.0).abs() <= 0.1 + 1e-6 && (a.1 - b.1).abs() <= 0.1 + 1e-6,
+                "seed {seed}: {a:?} vs {b:?}"
+            );
+        }
+        let own = ns3_down(netsim_ns3::Movement::Ns3, seed);
+        println!("  ns-3 (its own movement) {own:?}");
+        assert!(
+            (total(&own) - total(&netsim)).abs() > 0.5 || own.len() != netsim.len(),
+            "seed {seed}"
+        );
+    }
 }

@@ -177,6 +177,70 @@ impl MobilityConfig {
     }
 }
 
+/// Longest movement [`MobilityConfig::ns2_trace`] writes (a day of simulated time).
+pub const MAX_TRACE_HORIZON: Duration = Duration::from_secs(86_400);
+
+impl MobilityConfig {
+    /// The nodes' movement in a run seeded with `run_seed`, for `horizon`, as an ns-2 mobility
+    /// trace (the `setdest` format ns-3's `Ns2MobilityHelper` reads): each node's initial
+    /// position (`$node_(i) set X_ ..`), then each leg (`$ns_ at t "$node_(i) setdest x y v"`).
+    /// It is the movement netsim's own link follows with the same seed (the path sub-seed
+    /// `derive_seed(run_seed, "path")`, stepped every `step`), so another simulator can carry
+    /// a run over exactly the nodes' paths netsim routes over. After `horizon` the nodes stop
+    /// at their next waypoint.
+    ///
+    /// Errors: the config is invalid (as [`MobilityConfig::validate`] says, under `field`), or
+    /// `horizon` is above [`MAX_TRACE_HORIZON`].
+    pub fn ns2_trace(
+        &self,
+        field: &str,
+        run_seed: u64,
+        horizon: Duration,
+    ) -> Result<String, ConfigError> {
+        use std::fmt::Write as _;
+        self.validate(field)?;
+        if horizon > MAX_TRACE_HORIZON {
+            return Err(ConfigError::out_of_range(
+                "horizon",
+                crate::units::format_duration(horizon),
+                format!(
+                    "at most {}",
+                    crate::units::format_duration(MAX_TRACE_HORIZON)
+                ),
+            ));
+        }
+        let seed = crate::seed::derive_seed(run_seed, "path");
+        let mut waypoints = Waypoints::new(self, SimRng::seed_from_u64(seed));
+        let mut out = String::new();
+        for (i, (x, y)) in waypoints.positions().iter().enumerate() {
+            // Writing to a String cannot fail.
+            let _ = writeln!(out, "$node_({i}) set X_ {x:.6}");
+            let _ = writeln!(out, "$node_({i}) set Y_ {y:.6}");
+            let _ = writeln!(out, "$node_({i}) set Z_ 0.0");
+        }
+        // The same steps as MobilitySource takes, so the RNG draws come in the same order.
+        let mut legs = Vec::new();
+        let mut now = Duration::ZERO;
+        while now < horizon {
+            waypoints.advance_recording(
+                self.step.as_secs_f64(),
+                now.as_secs_f64(),
+                Some(&mut legs),
+            );
+            now = now.saturating_add(self.step);
+        }
+        for leg in legs {
+            let (x, y) = leg.destination;
+            let _ = writeln!(
+                out,
+                "$ns_ at {:.9} \"$node_({}) setdest {x:.6} {y:.6} {:.6}\"",
+                leg.at, leg.node, leg.speed
+            );
+        }
+        Ok(out)
+    }
+}
+
 /// The segment generator for [`MobilityConfig`].
 #[derive(Debug)]
 pub(crate) struct MobilitySource {
@@ -262,5 +326,105 @@ impl PathSource for MobilitySource {
             // rather than panic if that ever changes.
             None => (Some(self.config.step), PathState::Down),
         }
+    }
+}
+
+#[cfg(test)]
+mod trace_tests {
+    use super::*;
+
+    /// Replays an ns-2 trace as ns-2's `setdest` moves a node: straight at the leg's speed
+    /// towards its destination, stopping there. Returns the positions at `t` seconds.
+    fn replay(trace: &str, nodes: usize, t: f64) -> Vec<(f64, f64)> {
+        let mut start = vec![(0.0, 0.0); nodes];
+        let mut legs: Vec<(f64, usize, f64, f64, f64)> = Vec::new();
+        for line in trace.lines() {
+            let words: Vec<&str> = line
+                .split(|c: char| c.is_whitespace() || "()\"$_".contains(c))
+                .filter(|w| !w.is_empty())
+                .collect();
+            match words.as_slice() {
+                ["node", i, "set", "X", x] => {
+                    start[i.parse::<usize>().unwrap()].0 = x.parse().unwrap()
+                }
+                ["node", i, "set", "Y", y] => {
+                    start[i.parse::<usize>().unwrap()].1 = y.parse().unwrap()
+                }
+                ["node", _, "set", "Z", _] => {}
+                ["ns", "at", at, "node", i, "setdest", x, y, v] => legs.push((
+                    at.parse().unwrap(),
+                    i.parse().unwrap(),
+                    x.parse().unwrap(),
+                    y.parse().unwrap(),
+                    v.parse().unwrap(),
+                )),
+                other => panic!("unexpected trace line {other:?}"),
+            }
+        }
+        let mut positions = start;
+        for (i, position) in positions.iter_mut().enumerate() {
+            for &(at, _, x, y, v) in legs.iter().filter(|l| l.1 == i && l.0 <= t) {
+                let (dx, dy) = (x - position.0, y - position.1);
+                let distance = dx.hypot(dy);
+                let travelled = (v * (t - at)).min(distance);
+                if distance > 0.0 {
+                    *position = (
+                        position.0 + dx * travelled / distance,
+                        position.1 + dy * travelled / distance,
+                    );
+                }
+            }
+        }
+        positions
+    }
+
+    #[test]
+    fn the_trace_moves_the_nodes_as_netsim_does() {
+        let config = MobilityConfig {
+            pause: Duration::from_secs(2),
+            min_speed: 10.0,
+            max_speed: 30.0,
+            nodes: 20,
+            ..MobilityConfig::default()
+        };
+        let trace = config
+            .ns2_trace("link.path", 7, Duration::from_secs(120))
+            .unwrap();
+        let seed = crate::seed::derive_seed(7, "path");
+        let mut waypoints = Waypoints::new(&config, SimRng::seed_from_u64(seed));
+        let mut legs_seen = 0;
+        for step in 1..=1200u32 {
+            waypoints.advance(0.1);
+            let t = f64::from(step) * 0.1;
+            if step % 50 == 0 {
+                for (i, (a, b)) in replay(&trace, 20, t)
+                    .iter()
+                    .zip(waypoints.positions())
+                    .enumerate()
+                {
+                    let gap = (a.0 - b.0).hypot(a.1 - b.1);
+                    assert!(gap < 1e-3, "node {i} at {t} s: trace {a:?}, netsim {b:?}");
+                }
+            }
+            legs_seen = trace.matches("setdest").count();
+        }
+        // 20 nodes, legs of about 600 m at 10-30 m/s and 2 s pauses: 3 to 4 legs each in 120 s.
+        assert!(legs_seen > 40, "{legs_seen}");
+    }
+
+    #[test]
+    fn a_bad_config_or_horizon_is_an_error() {
+        let bad = MobilityConfig {
+            nodes: 1,
+            ..MobilityConfig::default()
+        };
+        let e = bad
+            .ns2_trace("link.path", 1, Duration::from_secs(10))
+            .unwrap_err();
+        assert!(e.to_string().contains("link.path.nodes"), "{e}");
+        let e = MobilityConfig::default()
+            .ns2_trace("link.path", 1, MAX_TRACE_HORIZON + Duration::from_secs(1))
+            .unwrap_err();
+        assert!(e.to_string().contains("horizon"), "{e}");
     }
 }

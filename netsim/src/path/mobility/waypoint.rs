@@ -22,6 +22,15 @@ struct Node {
     pause_left: f64,
 }
 
+/// One leg a node starts: at `at` seconds it heads for `destination` at `speed` m/s.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub(super) struct Leg {
+    pub(super) at: f64,
+    pub(super) node: usize,
+    pub(super) destination: (f64, f64),
+    pub(super) speed: f64,
+}
+
 /// All nodes' positions and motion, advanced in steps.
 #[derive(Debug)]
 pub(super) struct Waypoints {
@@ -70,6 +79,16 @@ impl Waypoints {
 
     /// Moves every node forward by `seconds`.
     pub(super) fn advance(&mut self, seconds: f64) {
+        self.advance_recording(seconds, 0.0, None);
+    }
+
+    /// [`Waypoints::advance`] from time `now` (seconds), appending every leg started to `legs`.
+    pub(super) fn advance_recording(
+        &mut self,
+        seconds: f64,
+        now: f64,
+        mut legs: Option<&mut Vec<Leg>>,
+    ) {
         for i in 0..self.nodes.len() {
             let mut left = seconds;
             for _ in 0..MAX_LEGS_PER_STEP {
@@ -83,6 +102,7 @@ impl Waypoints {
                     left -= paused;
                     if node.pause_left <= 0.0 {
                         self.start_leg(i);
+                        self.record(i, now + seconds - left, legs.as_deref_mut());
                     }
                     continue;
                 }
@@ -97,6 +117,7 @@ impl Waypoints {
                     left -= to_arrive;
                     if node.pause_left <= 0.0 {
                         self.start_leg(i);
+                        self.record(i, now + seconds - left, legs.as_deref_mut());
                     }
                 } else {
                     let fraction = left * node.speed / distance;
@@ -104,6 +125,19 @@ impl Waypoints {
                     left = 0.0;
                 }
             }
+        }
+    }
+
+    /// Appends node `i`'s leg, just started at `at`, to `legs`.
+    fn record(&self, i: usize, at: f64, legs: Option<&mut Vec<Leg>>) {
+        if let Some(legs) = legs {
+            let node = &self.nodes[i];
+            legs.push(Leg {
+                at,
+                node: i,
+                destination: node.destination,
+                speed: node.speed,
+            });
         }
     }
 
