@@ -5,6 +5,12 @@
 //! (fast / reference), whether the ratio is within the tolerance, and whether both sides rank
 //! the controllers the same way; then every miss.
 //!
+//! Seed by seed: when both sides ran the same seeds and saw the same movement (the ns-3
+//! backend's `topology.movement = "netsim"` moves its nodes as netsim does for the run's seed),
+//! each seed's goodput ratio is taken, and their geometric mean with its 95% interval is
+//! reported beside the ratio of the means (seeds where either side delivered nothing are left
+//! out: a ratio with zero has no logarithm).
+//!
 //! Ranking: two controllers whose goodputs the reference cannot tell apart (their 95%
 //! confidence intervals over seeds overlap) have no order to predict, so only the pairs the
 //! reference resolves count: the rankings agree when the fast model orders every such pair as
@@ -14,8 +20,8 @@ use std::fmt::Write as _;
 
 use serde::Serialize;
 
-use crate::metrics::Spread;
-use crate::report::paired::ci95;
+use crate::metrics::{RunResult, Spread};
+use crate::report::paired::{PairedRatio, ci95};
 use crate::report::{ReportMeta, SummaryRow};
 
 /// One controller at one point on both sides.
@@ -35,6 +41,11 @@ pub struct CalibrationCell {
     pub reference_rank: usize,
     /// Rank by goodput on the fast model.
     pub fast_rank: usize,
+    /// Geometric mean over the seeds both sides ran (and delivered on) of fast / reference,
+    /// with its 95% interval; `None` with fewer than two such seeds.
+    pub seed_by_seed: Option<PairedRatio>,
+    /// Seeds both sides ran.
+    pub common_seeds: usize,
 }
 
 /// One point on both sides.
@@ -70,14 +81,14 @@ pub struct Calibration {
     pub unmatched: Vec<String>,
 }
 
-/// Compares `fast` with `reference`, both summarized per point and controller.
+/// Compares `fast` with `reference`, each summarized per point and controller, with its runs.
 pub fn compare(
-    reference: (&ReportMeta, &[SummaryRow]),
-    fast: (&ReportMeta, &[SummaryRow]),
+    reference: (&ReportMeta, &[SummaryRow], &[RunResult]),
+    fast: (&ReportMeta, &[SummaryRow], &[RunResult]),
     tolerance: f64,
 ) -> Calibration {
-    let (reference_meta, reference_rows) = reference;
-    let (fast_meta, fast_rows) = fast;
+    let (reference_meta, reference_rows, reference_runs) = reference;
+    let (fast_meta, fast_rows, fast_runs) = fast;
     let mut points = Vec::new();
     let mut unmatched = Vec::new();
     for point in &reference_meta.points {
@@ -109,6 +120,17 @@ pub fn compare(
             .map(|(i, (controller, _, _))| {
                 let (reference_bps, fast_bps) = (reference_values[i], fast_values[i]);
                 let ratio = (reference_bps > 0.0).then(|| fast_bps / reference_bps);
+                let by_seed = |runs: &[RunResult]| -> std::collections::BTreeMap<u64, f64> {
+                    runs.iter()
+                        .filter(|r| &r.point == point && &r.controller == controller)
+                        .map(|r| (r.seed, r.goodput_bps))
+                        .collect()
+                };
+                let reference_seeds = by_seed(reference_runs);
+                let pairs: Vec<(f64, f64)> = by_seed(fast_runs)
+                    .into_iter()
+                    .filter_map(|(seed, fast)| Some((fast, *reference_seeds.get(&seed)?)))
+                    .collect();
                 CalibrationCell {
                     controller: controller.clone(),
                     reference_bps,
@@ -117,6 +139,8 @@ pub fn compare(
                     within: ratio.is_some_and(|r| (r - 1.0).abs() <= tolerance),
                     reference_rank: reference_ranks[i],
                     fast_rank: fast_ranks[i],
+                    seed_by_seed: PairedRatio::of(&pairs),
+                    common_seeds: pairs.len(),
                 }
             })
             .collect();
@@ -217,6 +241,9 @@ impl Calibration {
                         format!("{:.3}", cell.fast_bps / 1e6),
                         cell.ratio
                             .map_or_else(|| "-".to_owned(), |r| format!("{r:.2}")),
+                        cell.seed_by_seed
+                            .as_ref()
+                            .map_or_else(|| "-".to_owned(), PairedRatio::cell),
                         if cell.within { "yes" } else { "NO" }.to_owned(),
                         format!("{} / {}", cell.reference_rank, cell.fast_rank),
                     ],
@@ -227,6 +254,7 @@ impl Calibration {
                 vec![
                     point.point.clone(),
                     "(ranking)".to_owned(),
+                    String::new(),
                     String::new(),
                     String::new(),
                     String::new(),
@@ -258,6 +286,7 @@ impl Calibration {
                 "reference Mb/s",
                 "fast Mb/s",
                 "fast/ref",
+                "fast/ref, same seeds",
                 "within",
                 "rank ref / fast",
             ],

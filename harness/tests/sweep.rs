@@ -545,6 +545,14 @@ fn calibrate_reports_ratios_misses_and_refuses_unrelated_grids() {
         let ratio = cell["ratio"].as_f64().unwrap();
         assert!((0.3..0.6).contains(&ratio), "half the rate: {cell}");
         assert_eq!(cell["within"], false);
+        // The same seeds on both sides: each seed's ratio, and their geometric mean, near
+        // one half as well.
+        assert!(cell["common_seeds"].as_u64().unwrap() >= 2, "{cell}");
+        let by_seed = cell["seed_by_seed"]["mean"].as_f64().unwrap();
+        assert!(
+            (0.3..0.6).contains(&by_seed),
+            "half the rate, seed by seed: {cell}"
+        );
     }
 
     // A grid whose points have other labels.

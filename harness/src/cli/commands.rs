@@ -114,17 +114,22 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
         check_distinct(&[("--json", path)], &inputs)?;
         check_file(path)?;
     }
-    let load = |inputs: &[PathBuf]| -> Result<(ReportMeta, Vec<report::SummaryRow>)> {
+    type Loaded = (
+        ReportMeta,
+        Vec<report::SummaryRow>,
+        Vec<crate::metrics::RunResult>,
+    );
+    let load = |inputs: &[PathBuf]| -> Result<Loaded> {
         let files = crate::merge::collect_files(inputs)?;
         let merged = crate::merge::merge(&files, false)?;
         let rows = report::summarize(&merged.header.meta, &merged.runs);
-        Ok((merged.header.meta, rows))
+        Ok((merged.header.meta, rows, merged.runs))
     };
     let reference = load(&args.reference)?;
     let fast = load(&args.fast)?;
     let calibration = crate::calibrate::compare(
-        (&reference.0, &reference.1),
-        (&fast.0, &fast.1),
+        (&reference.0, &reference.1, &reference.2),
+        (&fast.0, &fast.1, &fast.2),
         args.tolerance,
     );
     if calibration.points.is_empty() {
