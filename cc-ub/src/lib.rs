@@ -138,11 +138,10 @@
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
 //! default (`signal.timeout_reading` selects another). Measured (README, "Loss signals"): with
-//! the base-RTT restart below, (B), a loss after a probe timeout, does better on a MANET path
-//! (0.86x NewReno on the demo against 0.72x under (C); 1.58x against 1.25x on ns-3's 8-hop
-//! chain) and the same on PETRA's grid, because each timeout restarts the base RTT and (B) has
-//! many more; the default stays (C) until TCP-UB's own mobility experiment has been run under
-//! both.
+//! the base-RTT restart below, (B), a loss after a probe timeout, does better on netsim's MANET
+//! demo (0.79x NewReno against 0.69x under (C)), because each timeout restarts the base RTT
+//! and (B) has many more, and the same on PETRA's grid and on ns-3's 8-hop chain (1.64x against
+//! 1.63x).
 #![deny(missing_docs)]
 
 mod config;
