@@ -397,14 +397,15 @@ impl CongestionAlgorithm for Ub {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
-        self.rtt.on_sample(ack.latest_rtt());
-        self.bwe.on_rtt_sample(ack.latest_rtt());
+        let rtt = ack.latest_rtt();
+        self.rtt.on_sample(rtt);
+        self.bwe.on_rtt_sample(rtt);
         self.in_recovery = self.recovery.contains(ack.sent);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
         if self.phase != UbPhase::SlowStart
             || !self.grow_this_round
             || ack.app_limited
-            || self.recovery.contains(ack.sent)
+            || self.in_recovery
         {
             return;
         }

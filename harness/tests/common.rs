@@ -20,6 +20,16 @@ pub fn run_in(dir: &Path, args: &[&str]) -> Output {
         .expect("the harness binary runs")
 }
 
+/// Runs the binary with `args` and `--json FILE` in `dir`, asserts that it succeeded, and
+/// returns the report it wrote.
+pub fn run_report(dir: &Path, args: &[&str], file: &str) -> serde_json::Value {
+    let mut all = args.to_vec();
+    all.extend(["--json", file]);
+    let output = run_in(dir, &all);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
+}
+
 /// stderr as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{FAST, run_in, stderr, stdout};
+use common::{FAST, run_in, run_report, stderr, stdout};
 use serde_json::Value;
 
 fn json(path: &std::path::Path) -> Value {
@@ -593,24 +593,16 @@ fn a_flow_behind_an_access_link_has_the_longer_rtt() {
     )
     .unwrap();
     for stack in ["quinn", "noq"] {
-        let out = format!("{stack}.json");
-        let output = run_in(
-            dir.path(),
-            &[
-                "run",
-                "--scenario",
-                "s.toml",
-                "--controllers",
-                "newreno",
-                "--stack",
-                stack,
-                "--json",
-                &out,
-            ],
-        );
-        assert!(output.status.success(), "{}", stderr(&output));
-        let report: Value =
-            serde_json::from_str(&std::fs::read_to_string(dir.path().join(&out)).unwrap()).unwrap();
+        let args = [
+            "run",
+            "--scenario",
+            "s.toml",
+            "--controllers",
+            "newreno",
+            "--stack",
+            stack,
+        ];
+        let report = run_report(dir.path(), &args, &format!("{stack}.json"));
         let run = &report["runs"][0];
         let flows = run["flows"].as_array().unwrap();
         assert!(flows[0]["access_delay_ms"].is_null(), "{run}");
@@ -639,21 +631,8 @@ fn listed_flows_start_when_their_table_says() {
          [[flow]]\n[[flow]]\ncontroller = \"cubic\"\nstart = \"3s\"\n",
     )
     .unwrap();
-    let output = run_in(
-        dir.path(),
-        &[
-            "run",
-            "--scenario",
-            "s.toml",
-            "--controllers",
-            "petra",
-            "--json",
-            "r.json",
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
-    let report: Value =
-        serde_json::from_str(&std::fs::read_to_string(dir.path().join("r.json")).unwrap()).unwrap();
+    let args = ["run", "--scenario", "s.toml", "--controllers", "petra"];
+    let report = run_report(dir.path(), &args, "r.json");
     let flows = report["runs"][0]["flows"].as_array().unwrap().clone();
     assert!(flows[0]["connected_s"].as_f64().unwrap() < 1.0, "{flows:?}");
     let late = flows[1]["connected_s"].as_f64().unwrap();

@@ -83,6 +83,22 @@ pub(crate) fn check_positive(field: &str, value: f64) -> Result<(), ConfigError>
     }
 }
 
+/// Checks that the duration `value` is at most `max`; the error shows both as durations.
+pub(crate) fn check_duration_at_most(
+    field: &str,
+    value: std::time::Duration,
+    max: std::time::Duration,
+) -> Result<(), ConfigError> {
+    if value <= max {
+        return Ok(());
+    }
+    Err(ConfigError::out_of_range(
+        field,
+        crate::units::format_duration(value),
+        format!("at most {}", crate::units::format_duration(max)),
+    ))
+}
+
 /// Checks that `value` is finite, positive (as [`check_positive`]) and at most `max` (`unit`
 /// names what it counts): a bound far beyond any modelled network, so that a typo (`1e30`) is
 /// an error, not a run.

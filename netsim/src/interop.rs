@@ -143,18 +143,8 @@ macro_rules! interop_pair {
                 access_delay: std::time::Duration,
                 transport: Option<Arc<$cq::TransportConfig>>,
             ) -> Result<($cq::Connection, $sq::Connection), InteropPairError> {
-                let endpoint = {
-                    let mut attached =
-                        self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let endpoint = $cm::attached_client(
-                        &self.link,
-                        self.seed,
-                        attached.len(),
-                        access_delay,
-                    )?;
-                    attached.push(endpoint.clone());
-                    endpoint
-                };
+                let endpoint =
+                    $cm::attached_client(&self.link, self.seed, &self.attached, access_delay)?;
                 let mut config = self.client_config.clone();
                 if let Some(transport) = transport {
                     config.transport_config(transport);

@@ -171,21 +171,24 @@ macro_rules! quic_pair {
         }
 
         /// A client endpoint of its own on side A of `link`, behind an access link of
-        /// `access_delay` one way ([`SimLink::attach`]); `index` counts such endpoints (it
-        /// seeds the endpoint's RNG).
+        /// `access_delay` one way ([`SimLink::attach`]), added to `attached` (which keeps it
+        /// for the pair's life; its count seeds the endpoint's RNG).
         pub(crate) fn attached_client(
             link: &SimLink,
             seed: u64,
-            index: usize,
+            attached: &std::sync::Mutex<Vec<Endpoint>>,
             access_delay: Duration,
         ) -> Result<Endpoint, $Error> {
+            let mut attached = attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
             let socket = link.attach(Side::A, access_delay)?;
-            Ok(Endpoint::new_with_abstract_socket(
-                endpoint_config(seed, &format!("client/attached/{index}")),
+            let endpoint = Endpoint::new_with_abstract_socket(
+                endpoint_config(seed, &format!("client/attached/{}", attached.len())),
                 None,
                 socket.$socket(),
                 Arc::new(TokioRuntime),
-            )?)
+            )?;
+            attached.push(endpoint.clone());
+            Ok(endpoint)
         }
 
         #[doc = concat!("A ", $label, " client (endpoint A) and server (endpoint B) joined by a [`SimLink`].")]
@@ -279,14 +282,8 @@ macro_rules! quic_pair {
                 access_delay: Duration,
                 transport: Option<Arc<TransportConfig>>,
             ) -> Result<(Connection, Connection), $Error> {
-                let endpoint = {
-                    let mut attached =
-                        self.attached.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
-                    let endpoint =
-                        attached_client(&self.link, self.seed, attached.len(), access_delay)?;
-                    attached.push(endpoint.clone());
-                    endpoint
-                };
+                let endpoint =
+                    attached_client(&self.link, self.seed, &self.attached, access_delay)?;
                 let mut config = self.client_config.clone();
                 if let Some(transport) = transport {
                     config.transport_config(transport);

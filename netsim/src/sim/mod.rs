@@ -470,16 +470,11 @@ impl SimLink {
     /// first endpoints only; `access_delay` above [`MAX_ACCESS_DELAY`]; more than
     /// [`MAX_ENDPOINTS`] endpoints.
     pub fn attach(&self, side: Side, access_delay: Duration) -> Result<SimSocket, ConfigError> {
-        if access_delay > MAX_ACCESS_DELAY {
-            return Err(ConfigError::out_of_range(
-                "access_delay",
-                crate::units::format_duration(access_delay),
-                format!(
-                    "at most {}",
-                    crate::units::format_duration(MAX_ACCESS_DELAY)
-                ),
-            ));
-        }
+        crate::config_error::check_duration_at_most(
+            "access_delay",
+            access_delay,
+            MAX_ACCESS_DELAY,
+        )?;
         let mut state = self.shared.lock();
         if state.medium.step().is_some() {
             return Err(ConfigError::invalid(

@@ -199,16 +199,7 @@ impl MobilityConfig {
     ) -> Result<String, ConfigError> {
         use std::fmt::Write as _;
         self.validate(field)?;
-        if horizon > MAX_TRACE_HORIZON {
-            return Err(ConfigError::out_of_range(
-                "horizon",
-                crate::units::format_duration(horizon),
-                format!(
-                    "at most {}",
-                    crate::units::format_duration(MAX_TRACE_HORIZON)
-                ),
-            ));
-        }
+        crate::config_error::check_duration_at_most("horizon", horizon, MAX_TRACE_HORIZON)?;
         let seed = crate::seed::derive_seed(run_seed, "path");
         let mut waypoints = Waypoints::new(self, SimRng::seed_from_u64(seed));
         let mut out = String::new();
