@@ -95,6 +95,43 @@ fn without_the_feature_the_backend_names_the_package_and_the_feature() {
 mod with_ns3 {
     use super::*;
 
+    /// A result file in the repository, with the command that wrote it (results/README.md), resumes
+    /// under this harness: its runs are all found, none re-run. Guards the run and grid ids against
+    /// a config field added later changing how older configs serialize.
+    #[test]
+    fn a_committed_sweep_resumes_under_its_command() {
+        let dir = tempfile::tempdir().unwrap();
+        let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../results/ub-mobility-ns3/shard-0-of-1.jsonl");
+        std::fs::copy(&committed, dir.path().join("shard-0-of-1.jsonl")).unwrap();
+        let output = run_in(
+            dir.path(),
+            &[
+                "sweep",
+                "--preset",
+                "ub-mobility-ns3",
+                "--controllers",
+                "newreno,cubic,bbr,ub",
+                "--seed",
+                "1,2",
+                "--jobs",
+                "1",
+                "--out",
+                ".",
+            ],
+        );
+        let err = stderr(&output);
+        assert!(
+            err.contains("64 runs, 64 already done, 0 to run"),
+            "the committed runs are not all found:\n{err}"
+        );
+        assert_eq!(
+            std::fs::read(&committed).unwrap(),
+            std::fs::read(dir.path().join("shard-0-of-1.jsonl")).unwrap(),
+            "the file changed"
+        );
+    }
+
     #[test]
     fn axes_over_netsim_s_link_are_refused_on_ns3() {
         // Every point would run the same network.

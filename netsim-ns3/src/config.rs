@@ -110,6 +110,13 @@ pub enum Movement {
     Netsim,
 }
 
+impl Movement {
+    /// True for the default, ns-3's own movement.
+    pub fn is_ns3(&self) -> bool {
+        *self == Self::Ns3
+    }
+}
+
 /// How long [`Movement::Netsim`] moves the nodes (an hour of simulated time).
 pub const NETSIM_MOVEMENT_HORIZON: Duration = Duration::from_secs(3600);
 
@@ -129,8 +136,10 @@ pub enum Topology {
         /// Pause at each waypoint (default 30 s, Karak Tables 3-4).
         #[serde(with = "serde_duration")]
         pause: Duration,
-        /// Whose random waypoint moves the nodes (default ns-3's).
-        #[serde(default)]
+        /// Whose random waypoint moves the nodes (default ns-3's). Left out of the
+        /// serialized form at its default, so configs written before it existed (and the run
+        /// and grid ids the harness derives from them) stay as they were.
+        #[serde(default, skip_serializing_if = "Movement::is_ns3")]
         movement: Movement,
     },
     /// A static line of `nodes` nodes, `spacing` metres apart; node 0 at one end.
