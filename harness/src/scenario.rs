@@ -44,6 +44,8 @@
 //! errors = [{ model = "ber", ber = 1e-6 }]
 //! [link.b_to_a]                   # ... overridden field by field for one direction
 //! errors = []
+//! [link.mac]                      # optional 802.11 DCF airtime: per-frame cost, retries,
+//! max_attempts = 7                # one channel for both directions (netsim::MacConfig)
 //!
 //! [ns3]                           # the ns-3 scenario (netsim_ns3::Ns3Config), backend = "ns3" only;
 //! routing = "aodv"                # a mobility [link.path] carries over (nodes, area, speeds,
@@ -65,7 +67,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use netsim::{Clock, DirectionConfig, LinkConfig, PathModelConfig};
+use netsim::{Clock, DirectionConfig, LinkConfig, MacConfig, PathModelConfig};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
@@ -177,6 +179,7 @@ struct LinkSection {
     a_to_b: Option<DirectionConfig>,
     b_to_a: Option<DirectionConfig>,
     path: Option<PathModelConfig>,
+    mac: Option<MacConfig>,
 }
 
 #[derive(Debug, Default, Clone, Deserialize)]
@@ -553,7 +556,11 @@ fn check_backend_overrides(points: &[Scenario], overrides: &[Override]) -> Resul
             None => Ok(()),
         };
     }
-    let direction = |key: &str| key.starts_with("link.a_to_b") || key.starts_with("link.b_to_a");
+    let direction = |key: &str| {
+        ["link.a_to_b", "link.b_to_a", "link.mac"]
+            .iter()
+            .any(|prefix| key.starts_with(prefix))
+    };
     match overrides.iter().find(|o| direction(&o.key)) {
         Some(o) => Err(HarnessError::bad_input(format!(
             "{}: sets netsim's link ({}), which the ns-3 backend does not use: there the 802.11 \
@@ -647,7 +654,7 @@ impl Context<'_> {
             return Ok(());
         }
         let direction = |key: &str| {
-            ["link.both", "link.a_to_b", "link.b_to_a"]
+            ["link.both", "link.a_to_b", "link.b_to_a", "link.mac"]
                 .iter()
                 .any(|prefix| key == *prefix || key.starts_with(&format!("{prefix}.")))
         };
@@ -816,6 +823,7 @@ impl Context<'_> {
             a_to_b: file.link.a_to_b.unwrap_or_default(),
             b_to_a: file.link.b_to_a.unwrap_or_default(),
             path: file.link.path.unwrap_or_default(),
+            mac: file.link.mac,
         };
         let netsim_error = |e: netsim::ConfigError| {
             let field = match &e {
@@ -828,6 +836,9 @@ impl Context<'_> {
         link.a_to_b.validate("link.a_to_b").map_err(netsim_error)?;
         link.b_to_a.validate("link.b_to_a").map_err(netsim_error)?;
         link.path.validate("link.path").map_err(netsim_error)?;
+        if let Some(mac) = &link.mac {
+            mac.validate("link.mac").map_err(netsim_error)?;
+        }
         for (name, direction) in [("link.a_to_b", &link.a_to_b), ("link.b_to_a", &link.b_to_a)] {
             if direction.mtu < QUIC_MIN_DATAGRAM {
                 return Err(self.field_error(
@@ -1002,6 +1013,15 @@ impl Context<'_> {
         let backend = match file.backend.unwrap_or_default() {
             BackendKind::Netsim => Backend::Netsim,
             BackendKind::Ns3 => {
+                if link.mac.is_some() {
+                    return Err(self.field_error(
+                        "link.mac",
+                        format!(
+                            "link.mac is netsim's 802.11 layer; the ns-3 backend models 802.11 itself (set its MAC with `[ns3.wifi]`, e.g. --ns3 wifi.rts_cts=true){}",
+                            at()
+                        ),
+                    ));
+                }
                 let config = backend::resolve(&backend::inherited(&link), file.ns3.as_ref())
                     .map_err(|e| self.field_error("ns3", format!("ns3: {e}{}", at())))?;
                 config.validate().map_err(|e| {

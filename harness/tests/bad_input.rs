@@ -44,6 +44,27 @@ const CASES: &[Case] = &[
         expect: &["line 3", "unknown field `foo`", "a_to_b"],
     },
     Case {
+        name: "802.11 layer field out of range, with line and range",
+        files: &[("s.toml", "[link.mac]\ncw_min = 5000\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &[
+            "line 2",
+            "link.mac.cw_min = 5000 is out of range: it must be in [0, cw_max (1023)]",
+        ],
+    },
+    Case {
+        name: "802.11 layer field out of range from the command line",
+        files: &[],
+        args: &["run", "--link", "mac.max_attempts=0"],
+        expect: &["--link", "link.mac.max_attempts = 0", "in [1, 255]"],
+    },
+    Case {
+        name: "netsim's 802.11 layer on the ns-3 backend",
+        files: &[("s.toml", "backend = \"ns3\"\n[link.mac]\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "link.mac is netsim's 802.11 layer", "[ns3.wifi]"],
+    },
+    Case {
         name: "malformed TOML",
         files: &[("s.toml", "[transfer\nduration = 3\n")],
         args: &["run", "--scenario", "s.toml"],

@@ -61,7 +61,7 @@ pub mod units;
 pub use config_error::ConfigError;
 pub use link::{
     Delivery, DirectionAccounting, DirectionConfig, DirectionId, DropReason, DropTally, Link,
-    LinkAccounting, LinkConfig, QueueLimit, ReorderConfig, Tally, Verdict,
+    LinkAccounting, LinkConfig, MacConfig, QueueLimit, ReorderConfig, Tally, Verdict,
 };
 pub use loss::ErrorModelConfig;
 pub use path::{

@@ -3,8 +3,8 @@
 use std::time::Duration;
 
 use netsim::{
-    DirectionConfig, DirectionId, ErrorModelConfig, Link, LinkConfig, OnOffConfig, PathModelConfig,
-    QueueLimit, Rate, ReorderConfig, Verdict,
+    DirectionConfig, DirectionId, ErrorModelConfig, Link, LinkConfig, MacConfig, OnOffConfig,
+    PathModelConfig, QueueLimit, Rate, ReorderConfig, Verdict,
 };
 use proptest::prelude::*;
 
@@ -43,18 +43,27 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 64, ..ProptestConfig::default() })]
 
     /// offered = delivered + dropped at every step; nothing is delivered before propagation
-    /// plus serialization; in-order datagrams never overtake each other.
+    /// plus serialization; in-order datagrams never overtake each other; with or without the
+    /// 802.11 layer.
     #[test]
     fn accounting_balances_and_delivery_respects_physics(
         a_to_b in direction(),
         seed in any::<u64>(),
         traffic in proptest::collection::vec((0u64..20_000, 0usize..1600, any::<bool>()), 1..400),
+        mac in proptest::option::of((0u32..64, 1u32..8, any::<bool>())),
     ) {
+        // The 802.11 layer only adds channel time, so the same floor holds with it.
+        let mac = mac.map(|(cw_min, max_attempts, half_duplex)| MacConfig {
+            cw_min,
+            max_attempts,
+            half_duplex,
+            ..MacConfig::default()
+        });
         let config = LinkConfig { a_to_b: a_to_b.clone(), b_to_a: a_to_b.clone(), path: PathModelConfig::OnOff(OnOffConfig {
             mean_up: Duration::from_secs(2),
             mean_down: Duration::from_millis(200),
             repair_delay: Duration::from_millis(50),
-        })};
+        }), mac };
         let mut link = Link::new(config, seed).unwrap();
         let mut now = Duration::ZERO;
         let mut last_in_order = [Duration::ZERO; 2];

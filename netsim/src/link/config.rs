@@ -4,6 +4,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
+use super::mac::MacConfig;
 use crate::config_error::{ConfigError, check_probability};
 use crate::loss::ErrorModelConfig;
 use crate::path::PathModelConfig;
@@ -170,6 +171,9 @@ impl DirectionConfig {
 ///
 /// So the minimum one-way delay of a datagram of `n` payload bytes is
 /// `(n + overhead) x 8 x min(h, k) / rate + h x delay`.
+///
+/// With [`LinkConfig::mac`] set, each hop's serialization becomes an 802.11 DCF frame exchange
+/// with retries, and both directions share the channel (see [`MacConfig`]).
 #[derive(Clone, Debug, PartialEq, Default, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
@@ -179,6 +183,11 @@ pub struct LinkConfig {
     pub b_to_a: DirectionConfig,
     /// The path model (default: always up, one hop).
     pub path: PathModelConfig,
+    /// The optional 802.11 DCF airtime layer (default none: an ideal full-duplex wire). Left
+    /// out of the serialized form when absent, so configs written before it existed serialize
+    /// as they did.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub mac: Option<MacConfig>,
 }
 
 impl LinkConfig {
@@ -188,6 +197,7 @@ impl LinkConfig {
             a_to_b: direction.clone(),
             b_to_a: direction,
             path: PathModelConfig::AlwaysUp {},
+            mac: None,
         }
     }
 
@@ -201,7 +211,11 @@ impl LinkConfig {
     pub fn validate(&self) -> Result<(), ConfigError> {
         self.a_to_b.validate("a_to_b")?;
         self.b_to_a.validate("b_to_a")?;
-        self.path.validate("path")
+        self.path.validate("path")?;
+        match &self.mac {
+            Some(mac) => mac.validate("mac"),
+            None => Ok(()),
+        }
     }
 
     /// Parses and validates a TOML document; `source_name` prefixes parse errors.

@@ -12,7 +12,8 @@
 //!    [`DropReason::Error`]).
 //! 4. **Drop-tail queue** (packets or bytes): full -> [`DropReason::Queue`].
 //! 5. **Serialization** at `rate` (per hop count, see [`LinkConfig`]), after everything queued
-//!    before it.
+//!    before it; with the optional 802.11 layer ([`MacConfig`]), a DCF frame exchange per hop
+//!    with retries of corrupted attempts, on a channel both directions share.
 //! 6. **Propagation** `delay` (per hop) plus a uniform jitter draw in `[0, jitter]`; in-order
 //!    datagrams are delivered in FIFO order; reordering, if enabled, holds selected datagrams
 //!    back by `extra_delay`.
@@ -29,10 +30,12 @@
 mod accounting;
 mod config;
 mod direction;
+mod mac;
 mod queue;
 
 pub use accounting::{DirectionAccounting, DropTally, LinkAccounting, Tally};
 pub use config::{DirectionConfig, LinkConfig, QueueLimit, ReorderConfig};
+pub use mac::MacConfig;
 
 use std::collections::BTreeMap;
 use std::fmt;
@@ -61,13 +64,6 @@ impl DirectionId {
         match self {
             Self::AToB => "a_to_b",
             Self::BToA => "b_to_a",
-        }
-    }
-
-    fn index(self) -> usize {
-        match self {
-            Self::AToB => 0,
-            Self::BToA => 1,
         }
     }
 }
@@ -154,8 +150,18 @@ impl Link {
         config.validate()?;
         let path = PathTimeline::new(config.path.source(derive_seed(seed, "path")));
         let directions = [
-            DirectionState::new(config.a_to_b.clone(), seed, DirectionId::AToB.as_str()),
-            DirectionState::new(config.b_to_a.clone(), seed, DirectionId::BToA.as_str()),
+            DirectionState::new(
+                config.a_to_b.clone(),
+                config.mac.clone(),
+                seed,
+                DirectionId::AToB.as_str(),
+            ),
+            DirectionState::new(
+                config.b_to_a.clone(),
+                config.mac.clone(),
+                seed,
+                DirectionId::BToA.as_str(),
+            ),
         ];
         tracing::debug!(seed, "netsim link created");
         Ok(Self {
@@ -206,8 +212,19 @@ impl Link {
     ) -> (u64, Verdict) {
         let now = self.advance(now);
         let interference_hops = self.interference_hops;
-        let state = &mut self.directions[direction.index()];
-        let (index, verdict) = state.offer(now, len, &mut self.path, interference_hops);
+        let [a_to_b, b_to_a] = &mut self.directions;
+        let (state, other) = match direction {
+            DirectionId::AToB => (a_to_b, b_to_a),
+            DirectionId::BToA => (b_to_a, a_to_b),
+        };
+        let half_duplex = self.config.mac.as_ref().is_some_and(|mac| mac.half_duplex);
+        let (index, verdict) = state.offer(
+            now,
+            len,
+            &mut self.path,
+            interference_hops,
+            half_duplex.then_some(other),
+        );
         match verdict {
             Verdict::Drop(reason) => tracing::debug!(
                 direction = direction.as_str(),
