@@ -1,5 +1,6 @@
 //! criterion: netsim emulator speed on the fixed scenarios of issue 7 (one quinn NewReno bulk
-//! transfer per iteration, virtual time, one thread).
+//! transfer per iteration, virtual time, one thread), under TLS packet protection and under null
+//! packet protection (`<scenario>/tls`, `<scenario>/null`: the same simulated run).
 //!
 //! criterion's time is wall time per run; its throughput is datagrams per wall second (the
 //! datagrams offered to the link in both directions, counted in a pilot run: the same seed
@@ -9,6 +10,7 @@
 
 use cc_bench::scenarios::emulator_scenarios;
 use criterion::{Criterion, SamplingMode, Throughput};
+use netsim::PacketProtection;
 use std::time::{Duration, Instant};
 
 fn main() {
@@ -24,21 +26,24 @@ fn main() {
     for scenario in emulator_scenarios() {
         if !test_mode {
             let pilot = scenario
-                .time_emulator()
+                .time_emulator(PacketProtection::Tls)
                 .unwrap_or_else(|e| panic!("{}: {e}", scenario.name));
             group.throughput(Throughput::Elements(pilot.datagrams));
         }
-        group.bench_function(scenario.name, |b| {
-            b.iter_custom(|iters| {
-                let start = Instant::now();
-                for _ in 0..iters {
-                    if let Err(e) = scenario.time_emulator() {
-                        panic!("{}: {e}", scenario.name);
+        for protection in [PacketProtection::Tls, PacketProtection::Null] {
+            let id = format!("{}/{}", scenario.name, protection.as_str());
+            group.bench_function(id, |b| {
+                b.iter_custom(|iters| {
+                    let start = Instant::now();
+                    for _ in 0..iters {
+                        if let Err(e) = scenario.time_emulator(protection) {
+                            panic!("{}: {e}", scenario.name);
+                        }
                     }
-                }
-                start.elapsed()
+                    start.elapsed()
+                });
             });
-        });
+        }
     }
     group.finish();
     criterion.final_summary();

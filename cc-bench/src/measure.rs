@@ -8,6 +8,7 @@ use crate::replay::{Replay, RttFidelity, Section, Step};
 use crate::scenarios::{EmulatorSample, RunError, Scenario};
 use crate::stack::Stack;
 use cc_core::SignalConfig;
+use netsim::PacketProtection;
 use std::time::{Duration, Instant};
 
 /// How long and how often to measure.
@@ -283,11 +284,13 @@ pub fn measure_memory<S: Stack>(contender: &Contender<S>, replays: &[Replay<S>])
     }
 }
 
-/// Median emulator figures of one scenario.
+/// Median emulator figures of one scenario under one packet protection.
 #[derive(Debug, Clone)]
 pub struct EmulatorFigures {
     /// The scenario.
     pub scenario: Scenario,
+    /// How the runs' packets were protected.
+    pub protection: PacketProtection,
     /// Every sample, fastest first.
     pub samples: Vec<EmulatorSample>,
 }
@@ -299,14 +302,25 @@ impl EmulatorFigures {
     }
 }
 
-/// Times `runs` runs of `scenario` (same seed: the same simulated run each time).
-pub fn measure_emulator(scenario: &Scenario, runs: usize) -> Result<EmulatorFigures, RunError> {
-    let mut samples = (0..runs.max(1))
-        .map(|_| scenario.time_emulator())
-        .collect::<Result<Vec<_>, _>>()?;
-    samples.sort_by_key(|s| s.wall);
-    Ok(EmulatorFigures {
-        scenario: scenario.clone(),
-        samples,
-    })
+/// Times `runs` runs of `scenario` under each packet protection, TLS then null (same seed: the
+/// same simulated run each time; the two alternate run by run, so both see the same machine).
+pub fn measure_emulator(
+    scenario: &Scenario,
+    runs: usize,
+) -> Result<[EmulatorFigures; 2], RunError> {
+    let mut figures =
+        [PacketProtection::Tls, PacketProtection::Null].map(|protection| EmulatorFigures {
+            scenario: scenario.clone(),
+            protection,
+            samples: Vec::new(),
+        });
+    for _ in 0..runs.max(1) {
+        for f in &mut figures {
+            f.samples.push(scenario.time_emulator(f.protection)?);
+        }
+    }
+    for f in &mut figures {
+        f.samples.sort_by_key(|s| s.wall);
+    }
+    Ok(figures)
 }

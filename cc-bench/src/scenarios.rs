@@ -7,8 +7,8 @@ use crate::stack::Stack;
 use netsim::noq_pair::{NoqPair, NoqPairError};
 use netsim::quinn_pair::{QuinnPair, QuinnPairError, TransferReport};
 use netsim::{
-    DirectionConfig, ErrorModelConfig, LinkConfig, MobilityConfig, PathModelConfig, Rate,
-    virtual_runtime,
+    DirectionConfig, ErrorModelConfig, LinkConfig, MobilityConfig, PacketProtection,
+    PathModelConfig, Rate, virtual_runtime,
 };
 use quinn_proto::congestion::ControllerFactory;
 use std::path::{Path, PathBuf};
@@ -148,6 +148,15 @@ impl Scenario {
         &self,
         factory: Arc<dyn ControllerFactory + Send + Sync>,
     ) -> Result<TransferReport, RunError> {
+        self.run_protected(factory, PacketProtection::Tls)
+    }
+
+    /// [`Scenario::run`] with packets protected by `protection` (the same run either way).
+    pub fn run_protected(
+        &self,
+        factory: Arc<dyn ControllerFactory + Send + Sync>,
+        protection: PacketProtection,
+    ) -> Result<TransferReport, RunError> {
         let runtime = virtual_runtime()?;
         let report = runtime.block_on(async {
             let mut transport = quinn::TransportConfig::default();
@@ -158,6 +167,7 @@ impl Scenario {
             let pair = QuinnPair::builder(self.link.clone(), self.seed)
                 .client_transport(Arc::new(transport))
                 .server_transport(Arc::new(server))
+                .packet_protection(protection)
                 .build()?;
             pair.transfer_for(self.duration).await
         })?;
@@ -240,11 +250,15 @@ impl EmulatorSample {
 }
 
 impl Scenario {
-    /// One emulator-speed sample: the transfer with quinn's NewReno, timed on the wall clock
-    /// on this thread (netsim's runtime is single-threaded).
-    pub fn time_emulator(&self) -> Result<EmulatorSample, RunError> {
+    /// One emulator-speed sample: the transfer with quinn's NewReno, packets protected by
+    /// `protection`, timed on the wall clock on this thread (netsim's runtime is
+    /// single-threaded).
+    pub fn time_emulator(&self, protection: PacketProtection) -> Result<EmulatorSample, RunError> {
         let wall = Instant::now();
-        let report = self.run(Arc::new(quinn_proto::congestion::NewRenoConfig::default()))?;
+        let report = self.run_protected(
+            Arc::new(quinn_proto::congestion::NewRenoConfig::default()),
+            protection,
+        )?;
         let wall = wall.elapsed();
         let a = &report.accounting;
         Ok(EmulatorSample {

@@ -202,6 +202,10 @@ pub struct RunResult {
     /// Virtual or real time (real-time runs are not bit-reproducible).
     #[serde(default)]
     pub clock: netsim::Clock,
+    /// The packet protection the run used (`null` or `tls`; result files written before it
+    /// existed read as `tls`, which is what those runs used).
+    #[serde(default)]
+    pub packet_protection: netsim::PacketProtection,
     /// The sender's QUIC stack.
     #[serde(default)]
     pub sender: Stack,

@@ -182,6 +182,7 @@ mod imp {
             seed: spec.seed,
             reproducible: false,
             clock: report.clock,
+            packet_protection: netsim::PacketProtection::Tls,
             sender: stack_of(report.sender),
             receiver: stack_of(report.receiver),
             window_s: report.elapsed.as_secs_f64(),

@@ -111,17 +111,21 @@ where
     let server = P::Server::server_transport(idle)?;
     // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
     let (client, server) = (Arc::new(client), Arc::new(server));
+    let protection = P::packet_protection(scenario.packet_protection);
     let pairs = match scenario.backend.ns3() {
         None => vec![P::netsim_pair(
             scenario.link.clone(),
             spec.seed,
             client,
             server,
+            protection,
         )?],
         Some(config) => netsim_ns3::Ns3Medium::network(config, spec.seed)
             .map_err(|e| e.to_string())?
             .into_iter()
-            .map(|medium| P::medium_pair(Box::new(medium), client.clone(), server.clone()))
+            .map(|medium| {
+                P::medium_pair(Box::new(medium), client.clone(), server.clone(), protection)
+            })
             .collect::<std::result::Result<Vec<_>, _>>()?,
     };
     let total_flows = scenario.flows * pairs.len() as u32;
@@ -276,6 +280,7 @@ where
         seed: spec.seed,
         reproducible: info.reproducible,
         clock: scenario.clock,
+        packet_protection: protection,
         sender: P::Client::STACK,
         receiver: P::Server::STACK,
         window_s,

@@ -20,6 +20,7 @@
 //! # access_delay = "30ms"         #   its own access link, one way: its RTT grows by twice
 //!                                 #   this (netsim backend; default 0)
 //! clock = "virtual"               # or "real" (required for runs involving quiche)
+//! # packet_protection = "tls"     # or "null"; default null in virtual time, tls in real time
 //! stack = "quinn"                 # the host stack of the ports and baselines: "quinn" or "noq"
 //! receiver = "noq"                # the receiver's stack: "quinn", "noq" or "quiche" (`quiche`
 //!                                 # feature); default: the sender's (quiche-* send from quiche)
@@ -67,7 +68,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use netsim::{Clock, DirectionConfig, LinkConfig, MacConfig, PathModelConfig};
+use netsim::{Clock, DirectionConfig, LinkConfig, MacConfig, PacketProtection, PathModelConfig};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
@@ -118,6 +119,7 @@ struct ScenarioFile {
     #[serde(default)]
     flow: Vec<FlowEntry>,
     clock: Option<Clock>,
+    packet_protection: Option<PacketProtection>,
     stack: Option<Stack>,
     receiver: Option<Stack>,
     backend: Option<BackendKind>,
@@ -306,6 +308,9 @@ pub struct Scenario {
     pub transport: TransportSettings,
     /// Virtual or real time.
     pub clock: Clock,
+    /// The packet protection asked for (default: null in virtual time, TLS in real time).
+    /// Not part of a run's identity: both give the same run (see `netsim::PacketProtection`).
+    pub packet_protection: PacketProtection,
     /// The host stack of the ports and the stacks' own controllers (`None`: quinn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub stack: Option<Stack>,
@@ -1069,6 +1074,12 @@ impl Context<'_> {
                 quinn_full_window: file.transport.quinn_full_window.unwrap_or(false),
             },
             clock: file.clock.unwrap_or_default(),
+            packet_protection: file.packet_protection.unwrap_or(
+                match file.clock.unwrap_or_default() {
+                    Clock::Virtual => PacketProtection::Null,
+                    Clock::Real => PacketProtection::Tls,
+                },
+            ),
             stack: file.stack,
             receiver: file.receiver,
             backend,

@@ -65,6 +65,18 @@ const CASES: &[Case] = &[
         expect: &["line 2", "link.mac is netsim's 802.11 layer", "[ns3.wifi]"],
     },
     Case {
+        name: "unknown packet protection in a scenario file",
+        files: &[("s.toml", "seeds = 1\npacket_protection = \"rot13\"\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["line 2", "packet_protection", "`tls`", "`null`"],
+    },
+    Case {
+        name: "unknown packet protection on the command line",
+        files: &[],
+        args: &["run", "--packet-protection", "rot13"],
+        expect: &["invalid value 'rot13'", "tls", "null"],
+    },
+    Case {
         name: "malformed TOML",
         files: &[("s.toml", "[transfer\nduration = 3\n")],
         args: &["run", "--scenario", "s.toml"],

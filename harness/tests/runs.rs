@@ -660,6 +660,77 @@ fn the_802_11_layer_charges_airtime_and_retries_corrupted_frames() {
     assert!(goodput(&lossy_mac) > goodput(&lossy_bare), "{lossy_mac}");
 }
 
+/// Null packet protection (the virtual-time default) gives the same runs as TLS, byte for byte
+/// apart from the field that names it, on quinn and noq; real time defaults to TLS, and a
+/// quinn-noq pair keeps TLS whatever is asked.
+#[test]
+fn null_packet_protection_is_the_virtual_time_default_and_changes_nothing_else() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = [
+        "run",
+        "--controllers",
+        "newreno,karak,ub",
+        "--duration",
+        "6s",
+        "--seeds",
+        "2",
+    ];
+    for stack in ["quinn", "noq"] {
+        let with = |extra: &[&str], file: &str| {
+            let mut args = base.to_vec();
+            args.extend(["--stack", stack]);
+            args.extend_from_slice(extra);
+            run_report(dir.path(), &args, file);
+            std::fs::read_to_string(dir.path().join(file)).unwrap()
+        };
+        let default = with(&[], &format!("{stack}-default.json"));
+        let tls = with(
+            &["--packet-protection", "tls"],
+            &format!("{stack}-tls.json"),
+        );
+        let without_field = |text: &str| {
+            text.lines()
+                .filter(|l| !l.contains("\"packet_protection\""))
+                .collect::<Vec<_>>()
+                .join("\n")
+        };
+        assert_eq!(without_field(&default), without_field(&tls), "{stack}");
+        let runs = |text: &str| serde_json::from_str::<Value>(text).unwrap()["runs"].clone();
+        for run in runs(&default).as_array().unwrap() {
+            assert_eq!(run["packet_protection"], "null", "{stack}");
+        }
+        for run in runs(&tls).as_array().unwrap() {
+            assert_eq!(run["packet_protection"], "tls", "{stack}");
+        }
+    }
+    let real = run_report(
+        dir.path(),
+        &[
+            "run",
+            "--controllers",
+            "newreno",
+            "--duration",
+            "1s",
+            "--seeds",
+            "1",
+            "--clock",
+            "real",
+        ],
+        "real.json",
+    );
+    assert_eq!(real["runs"][0]["packet_protection"], "tls");
+    let mixed = run_report(
+        dir.path(),
+        &[
+            &base[..],
+            &["--receiver", "noq", "--packet-protection", "null"],
+        ]
+        .concat(),
+        "mixed.json",
+    );
+    assert_eq!(mixed["runs"][0]["packet_protection"], "tls");
+}
+
 /// `[[flow]]` tables set each flow's start: a flow starting at 3 s connects no earlier.
 #[test]
 fn listed_flows_start_when_their_table_says() {

@@ -2,7 +2,9 @@
 //!
 //! Scenario (issue #3): 2 Mb/s, 45 ms one-way, PER 0.005 both ways, 100 simulated seconds of a
 //! quinn bulk transfer with quinn's NewReno, in virtual time. Reports datagrams per wall second
-//! and simulated seconds per wall second, plus the sans-IO link core on its own.
+//! and simulated seconds per wall second under TLS packet protection and under null packet
+//! protection (the runs alternate, so both see the same machine; the simulated runs are
+//! identical), plus the sans-IO link core on its own.
 //!
 //! Run: `cargo bench -p manet-netsim --bench speed` (add `-- --runs N` for more samples,
 //! `-- --skip-core` to leave out the link-core figure, e.g. when profiling quinn runs).
@@ -12,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use netsim::quinn_pair::QuinnPair;
 use netsim::{
-    DirectionConfig, DirectionId, ErrorModelConfig, Link, LinkConfig, Rate, virtual_runtime,
+    DirectionConfig, DirectionId, ErrorModelConfig, Link, LinkConfig, PacketProtection, Rate,
+    virtual_runtime,
 };
 
 fn scenario() -> LinkConfig {
@@ -31,7 +34,7 @@ struct Sample {
     goodput_bytes: u64,
 }
 
-fn quinn_run(seed: u64) -> Sample {
+fn quinn_run(seed: u64, protection: PacketProtection) -> Sample {
     let runtime = virtual_runtime().expect("runtime");
     let wall = Instant::now();
     let report = runtime
@@ -42,6 +45,7 @@ fn quinn_run(seed: u64) -> Sample {
             ));
             let pair = QuinnPair::builder(scenario(), seed)
                 .client_transport(Arc::new(transport))
+                .packet_protection(protection)
                 .build()?;
             pair.transfer_for(Duration::from_secs(100)).await
         })
@@ -82,26 +86,44 @@ fn main() {
     println!(
         "netsim speed: 2 Mb/s, 45 ms, PER 0.005, 100 s quinn NewReno bulk transfer, virtual time"
     );
-    let mut samples: Vec<Sample> = (0..runs).map(|seed| quinn_run(seed + 1)).collect();
-    samples.sort_by_key(|s| s.wall);
-    for s in &samples {
-        println!(
-            "  wall {:>7.1} ms  simulated {:>6.2} s  datagrams {:>6}  goodput {:.3} Mb/s  {:>8.0} datagrams/wall-s  {:>6.0}x real time",
-            s.wall.as_secs_f64() * 1e3,
-            s.simulated.as_secs_f64(),
-            s.datagrams,
-            s.goodput_bytes as f64 * 8.0 / s.simulated.as_secs_f64() / 1e6,
-            s.datagrams as f64 / s.wall.as_secs_f64(),
-            s.simulated.as_secs_f64() / s.wall.as_secs_f64(),
-        );
+    let mut by_protection: Vec<(PacketProtection, Vec<Sample>)> =
+        [PacketProtection::Tls, PacketProtection::Null]
+            .into_iter()
+            .map(|p| (p, Vec::new()))
+            .collect();
+    for seed in 1..=runs {
+        for (protection, samples) in &mut by_protection {
+            samples.push(quinn_run(seed, *protection));
+        }
     }
-    let median = &samples[samples.len() / 2];
+    let mut medians = Vec::new();
+    for (protection, samples) in &mut by_protection {
+        println!("packet protection: {}", protection.as_str());
+        samples.sort_by_key(|s| s.wall);
+        for s in samples.iter() {
+            println!(
+                "  wall {:>7.1} ms  simulated {:>6.2} s  datagrams {:>6}  goodput {:.3} Mb/s  {:>8.0} datagrams/wall-s  {:>6.0}x real time",
+                s.wall.as_secs_f64() * 1e3,
+                s.simulated.as_secs_f64(),
+                s.datagrams,
+                s.goodput_bytes as f64 * 8.0 / s.simulated.as_secs_f64() / 1e6,
+                s.datagrams as f64 / s.wall.as_secs_f64(),
+                s.simulated.as_secs_f64() / s.wall.as_secs_f64(),
+            );
+        }
+        let median = &samples[samples.len() / 2];
+        println!(
+            "  median: {:.1} ms wall for {:.2} simulated s = {:.0}x real time; {:.0} datagrams per wall second",
+            median.wall.as_secs_f64() * 1e3,
+            median.simulated.as_secs_f64(),
+            median.simulated.as_secs_f64() / median.wall.as_secs_f64(),
+            median.datagrams as f64 / median.wall.as_secs_f64(),
+        );
+        medians.push(median.wall.as_secs_f64());
+    }
     println!(
-        "median: {:.1} ms wall for {:.2} simulated s = {:.0}x real time; {:.0} datagrams per wall second",
-        median.wall.as_secs_f64() * 1e3,
-        median.simulated.as_secs_f64(),
-        median.simulated.as_secs_f64() / median.wall.as_secs_f64(),
-        median.datagrams as f64 / median.wall.as_secs_f64(),
+        "null / TLS median wall time: {:.3} (same simulated runs, alternating)",
+        medians[1] / medians[0]
     );
     if !std::env::args().any(|a| a == "--skip-core") {
         println!(

@@ -64,9 +64,21 @@ macro_rules! interop_pair {
                 let link = self.link.build()?;
                 let identity = tls::identity(self.seed).map_err(InteropPairError::Tls)?;
                 let server =
-                    $sm::server_endpoint(&link, &identity, self.seed, self.server_transport)?;
+                    $sm::server_endpoint(
+                        &link,
+                        &identity,
+                        self.seed,
+                        self.server_transport,
+                        crate::PacketProtection::Tls,
+                    )?;
                 let (client, client_config) =
-                    $cm::client_endpoint(&link, &identity, self.seed, self.client_transport)?;
+                    $cm::client_endpoint(
+                        &link,
+                        &identity,
+                        self.seed,
+                        self.client_transport,
+                        crate::PacketProtection::Tls,
+                    )?;
                 Ok($Pair {
                     link,
                     client,

@@ -64,6 +64,7 @@ pub use link::{
     LinkAccounting, LinkConfig, MacConfig, QueueLimit, ReorderConfig, Tally, Verdict,
 };
 pub use loss::ErrorModelConfig;
+pub use pair::PacketProtection;
 pub use path::{
     MobilityConfig, OnOffConfig, PathModelConfig, PathState, RoutePolicy, TraceConfig,
     TraceSchedule,

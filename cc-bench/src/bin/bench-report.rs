@@ -116,7 +116,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if !args.skip_emulator {
         for scenario in emulator_scenarios() {
             eprintln!("emulator: {} ...", scenario.description);
-            emulator.push(measure_emulator(&scenario, args.emulator_runs)?);
+            emulator.extend(measure_emulator(&scenario, args.emulator_runs)?);
         }
     }
     machine.load_end = load_average();

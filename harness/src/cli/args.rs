@@ -130,6 +130,15 @@ pub enum BackendArg {
     Ns3,
 }
 
+/// How QUIC packets are protected.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+pub enum ProtectionArg {
+    /// TLS 1.3's AEAD and header protection (the default in real time).
+    Tls,
+    /// No encryption, the same packet sizes (the default in virtual time; the same runs).
+    Null,
+}
+
 /// Virtual or real time.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
 pub enum ClockArg {
@@ -190,6 +199,13 @@ pub struct ScenarioArgs {
     /// take their duration in wall time and are not bit-reproducible.
     #[arg(long, value_enum)]
     pub(super) clock: Option<ClockArg>,
+    /// QUIC packet protection: `null` (no encryption, a zero tag of the AEAD's length: every
+    /// datagram keeps its size, so a virtual-time run sends the same datagrams at the same
+    /// times, faster) or `tls`. Default: null in virtual time, tls in real time; the handshake
+    /// is real TLS 1.3 either way; quinn-noq and quiche pairs always use tls. A column
+    /// (`packet_protection`) in the JSON results.
+    #[arg(long, value_enum)]
+    pub(super) packet_protection: Option<ProtectionArg>,
     /// The host stack of the ports and of newreno/cubic (default quinn; on noq, bbr3 replaces
     /// bbr). A column (`sender`) in the JSON and CSV results.
     #[arg(long, value_enum)]

@@ -5,7 +5,9 @@ use std::time::Duration;
 
 use toml::Value;
 
-use super::args::{BackendArg, ClockArg, PathModel, ReceiverArg, ScenarioArgs, StackArg};
+use super::args::{
+    BackendArg, ClockArg, PathModel, ProtectionArg, ReceiverArg, ScenarioArgs, StackArg,
+};
 use crate::error::{HarnessError, Result};
 use crate::scenario::{self, Override, Source};
 use crate::{controllers, presets, tomldoc};
@@ -206,6 +208,18 @@ impl ScenarioArgs {
                 "real"
             };
             set(&mut o, "clock", Value::String(name.into()), "--clock");
+        }
+        if let Some(protection) = self.packet_protection {
+            let name = match protection {
+                ProtectionArg::Tls => "tls",
+                ProtectionArg::Null => "null",
+            };
+            set(
+                &mut o,
+                "packet_protection",
+                Value::String(name.into()),
+                "--packet-protection",
+            );
         }
         if let Some(stack) = self.stack {
             let name = match stack {

@@ -98,18 +98,20 @@ pub trait Host: Sized + Send + Sync + 'static {
     /// The server's transport.
     fn server_transport(idle: Option<Duration>) -> Result<Self::Transport, String>;
 
-    /// One pair over netsim's `link`.
+    /// One pair over netsim's `link`, its packets protected by `protection`.
     fn netsim_pair(
         link: netsim::LinkConfig,
         seed: u64,
         client: Arc<Self::Transport>,
         server: Arc<Self::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<Self::Pair, String>;
-    /// One pair over another medium (ns-3).
+    /// One pair over another medium (ns-3), its packets protected by `protection`.
     fn medium_pair(
         medium: Box<dyn netsim::Medium>,
         client: Arc<Self::Transport>,
         server: Arc<Self::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<Self::Pair, String>;
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;

@@ -100,10 +100,12 @@ impl Host for Noq {
         seed: u64,
         client: Arc<TransportConfig>,
         server: Arc<TransportConfig>,
+        protection: netsim::PacketProtection,
     ) -> Result<NoqPair, String> {
         NoqPair::builder(link, seed)
             .client_transport(client)
             .server_transport(server)
+            .packet_protection(protection)
             .build()
             .map_err(text)
     }
@@ -112,10 +114,12 @@ impl Host for Noq {
         medium: Box<dyn netsim::Medium>,
         client: Arc<TransportConfig>,
         server: Arc<TransportConfig>,
+        protection: netsim::PacketProtection,
     ) -> Result<NoqPair, String> {
         NoqPair::with_medium(medium)
             .client_transport(client)
             .server_transport(server)
+            .packet_protection(protection)
             .build()
             .map_err(text)
     }

@@ -19,18 +19,23 @@ pub trait Pairing: Send + Sync + 'static {
     /// A client/server pair over netsim or ns-3.
     type Pair: Send + Sync + 'static;
 
-    /// One pair over netsim's `link`.
+    /// The packet protection a run asking for `requested` gets: the same for a single stack;
+    /// TLS for quinn facing noq (netsim's interop pairs keep real TLS).
+    fn packet_protection(requested: netsim::PacketProtection) -> netsim::PacketProtection;
+    /// One pair over netsim's `link`, protected by `Self::packet_protection(protection)`.
     fn netsim_pair(
         link: netsim::LinkConfig,
         seed: u64,
         client: Arc<<Self::Client as Host>::Transport>,
         server: Arc<<Self::Server as Host>::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<Self::Pair, String>;
-    /// One pair over another medium (ns-3).
+    /// One pair over another medium (ns-3), protected as [`Pairing::netsim_pair`].
     fn medium_pair(
         medium: Box<dyn netsim::Medium>,
         client: Arc<<Self::Client as Host>::Transport>,
         server: Arc<<Self::Server as Host>::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<Self::Pair, String>;
     /// The pair's link.
     fn link(pair: &Self::Pair) -> &netsim::SimLink;
@@ -61,21 +66,27 @@ impl<H: Host> Pairing for Same<H> {
     type Server = H;
     type Pair = H::Pair;
 
+    fn packet_protection(requested: netsim::PacketProtection) -> netsim::PacketProtection {
+        requested
+    }
+
     fn netsim_pair(
         link: netsim::LinkConfig,
         seed: u64,
         client: Arc<H::Transport>,
         server: Arc<H::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<H::Pair, String> {
-        H::netsim_pair(link, seed, client, server)
+        H::netsim_pair(link, seed, client, server, protection)
     }
 
     fn medium_pair(
         medium: Box<dyn netsim::Medium>,
         client: Arc<H::Transport>,
         server: Arc<H::Transport>,
+        protection: netsim::PacketProtection,
     ) -> Result<H::Pair, String> {
-        H::medium_pair(medium, client, server)
+        H::medium_pair(medium, client, server, protection)
     }
 
     fn link(pair: &H::Pair) -> &netsim::SimLink {
@@ -102,11 +113,16 @@ macro_rules! mixed {
             type Server = $server;
             type Pair = netsim::interop::$name;
 
+            fn packet_protection(_: netsim::PacketProtection) -> netsim::PacketProtection {
+                netsim::PacketProtection::Tls
+            }
+
             fn netsim_pair(
                 link: netsim::LinkConfig,
                 seed: u64,
                 client: Arc<<$client as Host>::Transport>,
                 server: Arc<<$server as Host>::Transport>,
+                _: netsim::PacketProtection,
             ) -> Result<Self::Pair, String> {
                 netsim::interop::$name::builder(link, seed)
                     .client_transport(client)
@@ -119,6 +135,7 @@ macro_rules! mixed {
                 medium: Box<dyn netsim::Medium>,
                 client: Arc<<$client as Host>::Transport>,
                 server: Arc<<$server as Host>::Transport>,
+                _: netsim::PacketProtection,
             ) -> Result<Self::Pair, String> {
                 netsim::interop::$name::with_medium(medium)
                     .client_transport(client)

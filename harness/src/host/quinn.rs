@@ -94,10 +94,12 @@ impl Host for Quinn {
         seed: u64,
         client: Arc<TransportConfig>,
         server: Arc<TransportConfig>,
+        protection: netsim::PacketProtection,
     ) -> Result<QuinnPair, String> {
         QuinnPair::builder(link, seed)
             .client_transport(client)
             .server_transport(server)
+            .packet_protection(protection)
             .build()
             .map_err(text)
     }
@@ -106,10 +108,12 @@ impl Host for Quinn {
         medium: Box<dyn netsim::Medium>,
         client: Arc<TransportConfig>,
         server: Arc<TransportConfig>,
+        protection: netsim::PacketProtection,
     ) -> Result<QuinnPair, String> {
         QuinnPair::with_medium(medium)
             .client_transport(client)
             .server_transport(server)
+            .packet_protection(protection)
             .build()
             .map_err(text)
     }

@@ -5,6 +5,35 @@
 pub(crate) mod tls;
 pub mod transfer;
 
+use serde::{Deserialize, Serialize};
+
+/// How a pair protects its QUIC packets. Either way the handshake is real TLS 1.3 (the same
+/// certificate, transport parameters and handshake bytes).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PacketProtection {
+    /// TLS 1.3's keys: AES-128-GCM packet protection and AES header protection (the default).
+    #[default]
+    Tls,
+    /// No encryption: each packet key writes a zero tag of the real key's length (and checks
+    /// it), each header key leaves the header in the clear with the real key's sample size. So
+    /// every datagram has its TLS size and a virtual-time run sends the same datagrams at the
+    /// same times as under [`PacketProtection::Tls`], without the AEAD's cost; for emulation on
+    /// one machine only, never for traffic that leaves it. quinn's and noq's pairs both
+    /// offer it; the interop pairs (one of each) keep TLS.
+    Null,
+}
+
+impl PacketProtection {
+    /// `"tls"` or `"null"`, as in configs and reports.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Tls => "tls",
+            Self::Null => "null",
+        }
+    }
+}
+
 /// Declares a stack's client/server pair over a [`crate::SimLink`]: its error type, builder,
 /// pair, `connect`, transfers and `transfer_with_controller`. `$q` is the stack's crate (its
 /// `Endpoint`, `Connection`, `TransportConfig`, ... are used by name), `$socket` the
@@ -12,6 +41,7 @@ pub mod transfer;
 macro_rules! quic_pair {
     (
         stack: $q:ident,
+        null_protection: $null:ident,
         label: $label:literal,
         socket: $socket:ident,
         pair: $Pair:ident,
@@ -31,6 +61,7 @@ macro_rules! quic_pair {
         use crate::config_error::ConfigError;
         use crate::link::LinkConfig;
         use crate::pair::tls;
+        use crate::pair::PacketProtection;
         pub use crate::pair::transfer::{StreamPattern, TransferReport};
         use crate::pair::transfer::{Amount, CHUNK};
         use crate::sim::{Side, SimLink};
@@ -77,9 +108,16 @@ macro_rules! quic_pair {
             client_transport: Arc<TransportConfig>,
             server_transport: Arc<TransportConfig>,
             record_timeline: bool,
+            packet_protection: PacketProtection,
         }
 
         impl $Builder {
+            /// How packets are protected (default [`PacketProtection::Tls`]).
+            pub fn packet_protection(mut self, protection: PacketProtection) -> Self {
+                self.packet_protection = protection;
+                self
+            }
+
             /// The client's transport config (default `TransportConfig::default()`, whose
             /// controller is the stack's Cubic).
             pub fn client_transport(mut self, transport: Arc<TransportConfig>) -> Self {
@@ -104,9 +142,21 @@ macro_rules! quic_pair {
             pub fn build(self) -> Result<$Pair, $Error> {
                 let link = self.link.record_timeline(self.record_timeline).build()?;
                 let identity = tls::identity(self.seed).map_err($Error::Tls)?;
-                let server = server_endpoint(&link, &identity, self.seed, self.server_transport)?;
-                let (client, client_config) =
-                    client_endpoint(&link, &identity, self.seed, self.client_transport)?;
+                let protection = self.packet_protection;
+                let server = server_endpoint(
+                    &link,
+                    &identity,
+                    self.seed,
+                    self.server_transport,
+                    protection,
+                )?;
+                let (client, client_config) = client_endpoint(
+                    &link,
+                    &identity,
+                    self.seed,
+                    self.client_transport,
+                    protection,
+                )?;
                 Ok($Pair {
                     link,
                     client,
@@ -132,11 +182,18 @@ macro_rules! quic_pair {
             identity: &tls::Identity,
             seed: u64,
             transport: Arc<TransportConfig>,
+            protection: PacketProtection,
         ) -> Result<Endpoint, $Error> {
             let server_tls = tls::server_crypto(identity).map_err($Error::Tls)?;
-            let server_crypto = $q::crypto::rustls::QuicServerConfig::try_from(server_tls)
-                .map_err(|e| $Error::Tls(e.to_string()))?;
-            let mut server_config = ServerConfig::with_crypto(Arc::new(server_crypto));
+            let server_crypto: Arc<dyn $q::crypto::ServerConfig> = Arc::new(
+                $q::crypto::rustls::QuicServerConfig::try_from(server_tls)
+                    .map_err(|e| $Error::Tls(e.to_string()))?,
+            );
+            let server_crypto = match protection {
+                PacketProtection::Tls => server_crypto,
+                PacketProtection::Null => $null::server(server_crypto).map_err($Error::Tls)?,
+            };
+            let mut server_config = ServerConfig::with_crypto(server_crypto);
             server_config.transport_config(transport);
             Ok(Endpoint::new_with_abstract_socket(
                 endpoint_config(seed, "server"),
@@ -153,11 +210,18 @@ macro_rules! quic_pair {
             identity: &tls::Identity,
             seed: u64,
             transport: Arc<TransportConfig>,
+            protection: PacketProtection,
         ) -> Result<(Endpoint, ClientConfig), $Error> {
             let client_tls = tls::client_crypto(identity).map_err($Error::Tls)?;
-            let client_crypto = $q::crypto::rustls::QuicClientConfig::try_from(client_tls)
-                .map_err(|e| $Error::Tls(e.to_string()))?;
-            let mut client_config = ClientConfig::new(Arc::new(client_crypto));
+            let client_crypto: Arc<dyn $q::crypto::ClientConfig> = Arc::new(
+                $q::crypto::rustls::QuicClientConfig::try_from(client_tls)
+                    .map_err(|e| $Error::Tls(e.to_string()))?,
+            );
+            let client_crypto = match protection {
+                PacketProtection::Tls => client_crypto,
+                PacketProtection::Null => $null::client(client_crypto).map_err($Error::Tls)?,
+            };
+            let mut client_config = ClientConfig::new(client_crypto);
             client_config.transport_config(transport);
             #[allow(unused_mut)] // quinn's setter takes `&mut self`, noq's `&self`.
             let mut client = Endpoint::new_with_abstract_socket(
@@ -212,6 +276,7 @@ macro_rules! quic_pair {
                     client_transport: Arc::new(TransportConfig::default()),
                     server_transport: Arc::new(TransportConfig::default()),
                     record_timeline: false,
+                    packet_protection: PacketProtection::Tls,
                 }
             }
 
@@ -225,6 +290,7 @@ macro_rules! quic_pair {
                     client_transport: Arc::new(TransportConfig::default()),
                     server_transport: Arc::new(TransportConfig::default()),
                     record_timeline: false,
+                    packet_protection: PacketProtection::Tls,
                 }
             }
 

@@ -25,8 +25,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod null_protection;
+
 crate::pair::quic_pair! {
     stack: quinn,
+    null_protection: null_protection,
     label: "quinn",
     socket: into_quinn,
     pair: QuinnPair,

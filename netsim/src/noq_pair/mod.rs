@@ -20,8 +20,11 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+mod null_protection;
+
 crate::pair::quic_pair! {
     stack: noq,
+    null_protection: null_protection,
     label: "noq",
     socket: into_noq,
     pair: NoqPair,
