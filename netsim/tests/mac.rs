@@ -33,6 +33,15 @@ fn delivered_at(verdict: Verdict) -> Duration {
     }
 }
 
+/// 802.11b's defaults without backoff, so that every time is exact.
+fn no_backoff() -> MacConfig {
+    MacConfig {
+        cw_min: 0,
+        cw_max: 0,
+        ..MacConfig::default()
+    }
+}
+
 /// 2 Mb/s, no propagation delay, a queue deep enough for the bursts below.
 fn wire_2mbps() -> DirectionConfig {
     DirectionConfig {
@@ -89,11 +98,7 @@ fn capacity_bytes_per_second(link: &mut Link) -> f64 {
 #[test]
 fn a_returning_frame_waits_for_one_frame_not_the_queue_and_delays_the_next() {
     // No backoff, so every time is exact.
-    let mac = MacConfig {
-        cw_min: 0,
-        cw_max: 0,
-        ..MacConfig::default()
-    };
+    let mac = no_backoff();
     let mut link = make_link(wire_2mbps(), Some(mac), 1);
     let data = attempt_us(1500);
     // Ten data frames queue in A -> B at t = 0: the last ends at 10 frames.
@@ -112,10 +117,8 @@ fn a_returning_frame_waits_for_one_frame_not_the_queue_and_delays_the_next() {
     assert_eq!(at, Duration::from_micros(11 * data + ack));
     // Full duplex (`half_duplex = false`): the eleventh is not delayed.
     let mac = MacConfig {
-        cw_min: 0,
-        cw_max: 0,
         half_duplex: false,
-        ..MacConfig::default()
+        ..no_backoff()
     };
     let mut link = make_link(wire_2mbps(), Some(mac), 1);
     for _ in 0..10 {
@@ -128,11 +131,7 @@ fn a_returning_frame_waits_for_one_frame_not_the_queue_and_delays_the_next() {
 
 #[test]
 fn an_idle_direction_starts_after_the_other_s_frame_ends() {
-    let mac = MacConfig {
-        cw_min: 0,
-        cw_max: 0,
-        ..MacConfig::default()
-    };
+    let mac = no_backoff();
     let mut link = make_link(wire_2mbps(), Some(mac), 1);
     let data = attempt_us(1500);
     link.offer(A_TO_B, Duration::ZERO, 1472);
@@ -180,11 +179,7 @@ fn retries_turn_a_per_attempt_error_rate_into_its_seventh_power() {
 #[test]
 fn every_hop_of_a_route_is_an_exchange_of_its_own() {
     // A 2-hop route (hop sharing 2): the channel time of a clean datagram is both hops'.
-    let mac = MacConfig {
-        cw_min: 0,
-        cw_max: 0,
-        ..MacConfig::default()
-    };
+    let mac = no_backoff();
     let schedule = TraceSchedule::parse("0 up 2\n", "test").unwrap();
     let path = PathModelConfig::Trace(TraceConfig::new(schedule));
     let config = LinkConfig {
@@ -242,11 +237,7 @@ fn without_the_layer_the_config_serializes_as_before_and_parses_back() {
 fn two_saturated_directions_share_the_channel_and_conserve_its_time() {
     // 100 frames each way offered at 0 (no backoff): B's frames interleave with A's accepted
     // ones, and A's next frame starts only after the 200 frames' channel time.
-    let mac = MacConfig {
-        cw_min: 0,
-        cw_max: 0,
-        ..MacConfig::default()
-    };
+    let mac = no_backoff();
     let mut link = make_link(wire_2mbps(), Some(mac), 1);
     let frame = Duration::from_micros(attempt_us(1500));
     for _ in 0..100 {

@@ -2,6 +2,7 @@
 //! `quic_pair!`, which declares a stack's pair once for all stacks (quinn and noq have the same
 //! endpoint, connection and stream API, noq being a fork of quinn).
 
+pub(crate) mod null_protection;
 pub(crate) mod tls;
 pub mod transfer;
 
