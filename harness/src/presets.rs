@@ -71,6 +71,10 @@ const PRESETS: &[Preset] = &[
         text: include_str!("../presets/ns3-manet.toml"),
     },
     Preset {
+        name: "chain",
+        text: include_str!("../presets/chain.toml"),
+    },
+    Preset {
         name: "ns3-chain",
         text: include_str!("../presets/ns3-chain.toml"),
     },
@@ -148,6 +152,7 @@ mod tests {
             ("abra-speed", 6),
             ("abra-pause", 6),
             ("abra-nodes", 5),
+            ("chain", 4),
         ];
         for (name, points) in expected {
             let grid = load(&lookup(name).unwrap().source(), &[]).unwrap();
