@@ -103,7 +103,22 @@ mod with_ns3 {
         let dir = tempfile::tempdir().unwrap();
         let committed = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("../results/ub-mobility-ns3/shard-0-of-1.jsonl");
-        std::fs::copy(&committed, dir.path().join("shard-0-of-1.jsonl")).unwrap();
+        let text = std::fs::read_to_string(&committed).unwrap();
+        std::fs::write(dir.path().join("shard-0-of-1.jsonl"), &text).unwrap();
+        // The command's seeds are the file's (results/README.md names them).
+        let lines: Vec<serde_json::Value> = text
+            .lines()
+            .map(|l| serde_json::from_str(l).unwrap())
+            .collect();
+        let runs = lines[0]["run_ids"].as_array().unwrap().len();
+        let mut seeds: Vec<u64> = lines[1..]
+            .iter()
+            .map(|l| l["result"]["seed"].as_u64().unwrap())
+            .collect();
+        seeds.sort_unstable();
+        seeds.dedup();
+        let seeds: Vec<String> = seeds.iter().map(u64::to_string).collect();
+        let seeds = seeds.join(",");
         let output = run_in(
             dir.path(),
             &[
@@ -113,7 +128,7 @@ mod with_ns3 {
                 "--controllers",
                 "newreno,cubic,bbr,ub",
                 "--seed",
-                "1,2",
+                &seeds,
                 "--jobs",
                 "1",
                 "--out",
@@ -122,11 +137,11 @@ mod with_ns3 {
         );
         let err = stderr(&output);
         assert!(
-            err.contains("64 runs, 64 already done, 0 to run"),
-            "the committed runs are not all found:\n{err}"
+            err.contains(&format!("{runs} runs, {runs} already done, 0 to run")),
+            "the committed runs are not all found (seeds {seeds}):\n{err}"
         );
         assert_eq!(
-            std::fs::read(&committed).unwrap(),
+            text.as_bytes(),
             std::fs::read(dir.path().join("shard-0-of-1.jsonl")).unwrap(),
             "the file changed"
         );
