@@ -192,7 +192,7 @@ macro_rules! quic_pair {
             );
             let server_crypto = match protection {
                 PacketProtection::Tls => server_crypto,
-                PacketProtection::Null => $null::server(server_crypto).map_err($Error::Tls)?,
+                PacketProtection::Null => $null::server(server_crypto),
             };
             let mut server_config = ServerConfig::with_crypto(server_crypto);
             server_config.transport_config(transport);
@@ -220,7 +220,7 @@ macro_rules! quic_pair {
             );
             let client_crypto = match protection {
                 PacketProtection::Tls => client_crypto,
-                PacketProtection::Null => $null::client(client_crypto).map_err($Error::Tls)?,
+                PacketProtection::Null => $null::client(client_crypto),
             };
             let mut client_config = ClientConfig::new(client_crypto);
             client_config.transport_config(transport);

@@ -236,15 +236,15 @@ macro_rules! null_protection {
         /// `real` with null packet protection, for `ServerConfig::with_crypto`.
         pub(crate) fn server(
             real: Arc<dyn crypto::ServerConfig>,
-        ) -> Result<Arc<dyn crypto::ServerConfig>, String> {
-            Ok(Arc::new(NullServerConfig(real)))
+        ) -> Arc<dyn crypto::ServerConfig> {
+            Arc::new(NullServerConfig(real))
         }
 
         /// `real` with null packet protection, for `ClientConfig::new`.
         pub(crate) fn client(
             real: Arc<dyn crypto::ClientConfig>,
-        ) -> Result<Arc<dyn crypto::ClientConfig>, String> {
-            Ok(Arc::new(NullClientConfig(real)))
+        ) -> Arc<dyn crypto::ClientConfig> {
+            Arc::new(NullClientConfig(real))
         }
 
         /// A server crypto config whose sessions and initial keys are null-protected.
