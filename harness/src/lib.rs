@@ -41,8 +41,8 @@
 //!   [`probe`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
-//! - [`sweep`]: parallel execution, shards and resumable result files; [`merge`]: combining
-//!   shard outputs; [`calibrate`]: a fast model's results against a reference's;
+//! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
+//!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs; [`calibrate`]: a fast model's results against a reference's;
 //! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
 //! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
 //!   (cargo feature `quiche`, off by default; real time only).
@@ -50,6 +50,7 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
+pub mod adopt;
 pub mod backend;
 pub mod calibrate;
 pub mod cli;

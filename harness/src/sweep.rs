@@ -4,7 +4,7 @@
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
@@ -118,31 +118,50 @@ pub fn execute_all(
 }
 
 /// Runs the runs of `shard` that `dir` does not hold yet, appending each result as it finishes;
-/// returns every result of the shard (old and new) in grid order, and the failures.
+/// returns every result of the shard (old and new) in grid order, and the failures. Runs found
+/// in the result files of `adopt` (see [`crate::adopt`]) are written to the file instead of
+/// being run.
 pub fn sweep(
     grid: &Grid,
     dir: &Path,
     shard: Shard,
+    adopt: &[PathBuf],
     jobs: usize,
     options: &RunOptions,
 ) -> Result<(Header, Vec<RunResult>, Vec<HarnessError>)> {
     let specs = expand(grid);
     let header = Header::new(grid, &specs, shard);
+    let found = crate::adopt::runs_in(adopt)?;
     let (mut file, mut results) = open_results(dir, &header)?;
+    let path = shard_path(dir, shard);
     let done: BTreeSet<String> = results.iter().map(|r| r.run_id.clone()).collect();
-    let todo: Vec<RunSpec> = specs
+    let already = done.len();
+    let mut adopted = 0;
+    let mut todo = Vec::new();
+    for spec in specs
         .iter()
         .filter(|s| shard.contains(s.index) && !done.contains(&s.run_id()))
-        .cloned()
-        .collect();
+    {
+        match crate::adopt::adopt(&found, spec) {
+            Some(run) => {
+                append(&mut file, &run).map_err(|e| HarnessError::output(&path, e))?;
+                results.push(run);
+                adopted += 1;
+            }
+            None => todo.push(spec.clone()),
+        }
+    }
+    let adopted_note = if adopt.is_empty() {
+        String::new()
+    } else {
+        format!(", {adopted} adopted")
+    };
     eprintln!(
-        "shard {shard}: {} runs, {} already done, {} to run ({})",
+        "shard {shard}: {} runs, {already} already done{adopted_note}, {} to run ({})",
         specs.iter().filter(|s| shard.contains(s.index)).count(),
-        done.len(),
         todo.len(),
-        shard_path(dir, shard).display()
+        path.display()
     );
-    let path = shard_path(dir, shard);
     let failures = execute_all(&todo, jobs, options, |result| {
         append(&mut file, &result).map_err(|e| HarnessError::output(&path, e))?;
         results.push(result);

@@ -32,6 +32,12 @@ pub struct SweepArgs {
     /// Run only slice I of N of the grid (0-based: 0/4 .. 3/4); run k belongs to shard k mod N.
     #[arg(long, value_name = "I/N", default_value = "0/1")]
     pub(super) shard: Shard,
+    /// Take the runs of this grid found in these result files (.jsonl) or directories instead
+    /// of running them: e.g. the --out of the same preset swept with fewer seeds or
+    /// controllers. A run is the same run in any grid (its id is its identity); adopted runs
+    /// are written to this shard's file with this grid's index and labels. Repeatable.
+    #[arg(long, value_name = "INPUT")]
+    pub(super) adopt: Vec<PathBuf>,
     #[command(flatten)]
     pub(super) output: OutputArgs,
 }

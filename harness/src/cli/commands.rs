@@ -35,6 +35,7 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
         &grid,
         &args.out,
         args.shard,
+        &args.adopt,
         args.output.jobs(),
         &args.output.options(),
     )?;
