@@ -5,7 +5,8 @@ crate::pair::null_protection::null_protection! {
     stack: noq,
     proto: noq_proto,
     cid: ConnectionId,
+    cid_of: |cid: &ConnectionId| *cid,
     packet_args: (_path_id: noq::PathId),
-    test_args: (noq::PathId::ZERO),
+    fixed_args: (noq::PathId::ZERO),
     receiver: ref
 }

@@ -2,13 +2,26 @@
 //! transport parameters and handshake bytes), with every packet key and header key replaced by
 //! one that does not encrypt. See [`crate::PacketProtection::Null`].
 //!
-//! A null packet key keeps the real key's tag length and limits: it writes a zero tag where the
-//! AEAD tag goes and checks it on receipt, so every datagram has the size it has under TLS and
-//! key updates fall at the same packet numbers. A null header key leaves the first byte and the
-//! packet number in the clear; its sample size is the real key's, so the stack pads short
-//! packets exactly as before. Neither quinn nor noq derives anything else from packet contents,
-//! so a virtual-time run sends the same datagrams at the same times; only the bytes on the wire
-//! are plaintext.
+//! A null packet key keeps the real key's tag length and limits, so every datagram has the size
+//! it has under TLS and key updates fall at the same packet numbers. Where the AEAD tag goes it
+//! writes the real key's *fingerprint* (the real key's tag over an empty message at packet
+//! number 0, computed once per key) XORed with the packet number, and checks it on receipt: a
+//! datagram opens only under the key and the packet number that sealed it, as under TLS, where
+//! the AEAD's key and nonce must match. Both matter on a path that holds datagrams back for
+//! seconds (a MANET route outage):
+//! - the receiver expands a truncated packet number from the largest it has received, and a
+//!   datagram delayed long enough expands to another number: TLS's AEAD rejects it, a tag
+//!   without the packet number would let it through under the wrong number;
+//! - quinn tries a datagram whose key phase is not the current one with the next generation's
+//!   keys and takes success for the peer updating its keys: a tag without the key would turn
+//!   such a stray datagram into a fatal KEY_UPDATE_ERROR where TLS drops it.
+//!
+//! Header protection is off: a null header key leaves the first byte and the packet number in
+//! the clear; its sample size is the real key's, so the stack pads short packets exactly as
+//! before. The header is not authenticated (TLS's AEAD covers it): netsim and ns-3 drop
+//! corrupted datagrams rather than deliver them. Neither quinn nor noq derives anything else
+//! from packet contents, so a virtual-time run sends the same datagrams at the same times; only
+//! the bytes on the wire are plaintext.
 //!
 //! `null_protection!` declares it once for both stacks; their crypto traits differ only in how
 //! they pass connection IDs (`&ConnectionId` on quinn, by value on noq), noq's packet keys'
@@ -16,8 +29,8 @@
 
 /// Declares, inside a stack's pair module, `server` and `client`: the stack's TLS crypto
 /// configs wrapped with null packet protection. `cid` is the type the traits pass connection
-/// IDs as, `packet_args` the packet keys' extra leading parameters (and `test_args` values for
-/// them), `receiver` `arc` or `ref` (`start_session`'s receiver).
+/// IDs as (and `cid_of` makes one from a `&ConnectionId`), `packet_args` the packet keys' extra leading parameters (and `fixed_args` values for
+/// them, used for a key's fingerprint and in tests), `receiver` `arc` or `ref` (`start_session`'s receiver).
 macro_rules! null_protection {
     (@server_start arc) => {
         fn start_session(
@@ -59,8 +72,9 @@ macro_rules! null_protection {
         stack: $q:ident,
         proto: $proto:ident,
         cid: $cid:ty,
+        cid_of: $cid_of:expr,
         packet_args: ($($pa:ident: $pt:ty),*),
-        test_args: ($($arg:expr),*),
+        fixed_args: ($($arg:expr),*),
         receiver: $receiver:ident
     ) => {
         use std::any::Any;
@@ -75,42 +89,60 @@ macro_rules! null_protection {
         use $proto::TransportError;
         use $proto::transport_parameters::TransportParameters;
 
-        /// A packet key that copies the payload and appends a zero tag of the real key's length.
+        /// A packet key that leaves the payload in the clear and writes, where the tag goes, the
+        /// real key's fingerprint: its tag over an empty message at packet number 0.
         struct NullPacketKey {
-            tag_len: usize,
+            fingerprint: Vec<u8>,
             confidentiality_limit: u64,
             integrity_limit: u64,
         }
 
         impl NullPacketKey {
             fn boxed(real: &dyn PacketKey) -> Box<dyn PacketKey> {
+                let mut fingerprint = vec![0; real.tag_len()];
+                real.encrypt($($arg,)* 0, &mut fingerprint, 0);
                 Box::new(Self {
-                    tag_len: real.tag_len(),
+                    fingerprint,
                     confidentiality_limit: real.confidentiality_limit(),
                     integrity_limit: real.integrity_limit(),
                 })
             }
         }
 
+        impl NullPacketKey {
+            /// The tag of packet number `packet`: the fingerprint, its first 8 bytes XORed with
+            /// the packet number (AEAD's nonce carries the packet number the same way).
+            fn tag(&self, packet: u64) -> impl Iterator<Item = u8> + '_ {
+                let number = packet.to_le_bytes();
+                self.fingerprint
+                    .iter()
+                    .enumerate()
+                    .map(move |(i, &b)| b ^ number.get(i).copied().unwrap_or(0))
+            }
+        }
+
         impl PacketKey for NullPacketKey {
-            fn encrypt(&self, $($pa: $pt,)* _packet: u64, buf: &mut [u8], header_len: usize) {
-                let tag_start = buf.len().saturating_sub(self.tag_len).max(header_len);
-                buf[tag_start..].fill(0);
+            fn encrypt(&self, $($pa: $pt,)* packet: u64, buf: &mut [u8], header_len: usize) {
+                let tag_start = buf.len().saturating_sub(self.tag_len()).max(header_len);
+                for (at, byte) in buf[tag_start..].iter_mut().zip(self.tag(packet)) {
+                    *at = byte;
+                }
             }
 
             fn decrypt(
                 &self,
                 $($pa: $pt,)*
-                _packet: u64,
+                packet: u64,
                 _header: &[u8],
                 payload: &mut BytesMut,
             ) -> Result<(), CryptoError> {
-                let Some(body) = payload.len().checked_sub(self.tag_len) else {
+                let Some(body) = payload.len().checked_sub(self.tag_len()) else {
                     return Err(CryptoError);
                 };
-                // A datagram protected by a real key (a peer with other settings) fails here, as an
-                // AEAD tag that does not verify would.
-                if payload[body..].iter().any(|&b| b != 0) {
+                // A datagram sealed by another key (another key generation, or a peer with other
+                // settings) or under another packet number (a truncated number expanded wrongly
+                // after a long delay) fails here, as an AEAD tag that does not verify would.
+                if !payload[body..].iter().copied().eq(self.tag(packet)) {
                     return Err(CryptoError);
                 }
                 payload.truncate(body);
@@ -118,7 +150,7 @@ macro_rules! null_protection {
             }
 
             fn tag_len(&self) -> usize {
-                self.tag_len
+                self.fingerprint.len()
             }
 
             fn confidentiality_limit(&self) -> u64 {
@@ -312,30 +344,52 @@ macro_rules! null_protection {
             fn null_protection_is_in_force_on_both_sides() {
                 assert!(handshake(PacketProtection::Null, PacketProtection::Null));
                 assert!(handshake(PacketProtection::Tls, PacketProtection::Tls));
-                // A null client's Initial carries a zero tag where the server's AEAD expects its own:
+                // A null client's Initial carries its fingerprint tag where the server's AEAD expects its own:
                 // had either side ignored the setting, these would connect.
                 assert!(!handshake(PacketProtection::Null, PacketProtection::Tls));
                 assert!(!handshake(PacketProtection::Tls, PacketProtection::Null));
             }
 
+            /// Null-protected initial keys of a connection whose client chose `cid`, as the
+            /// server derives them (each call derives them afresh from TLS).
+            fn initial_keys(cid: &[u8]) -> Keys {
+                let identity = crate::pair::tls::identity(5).unwrap();
+                let tls = crate::pair::tls::server_crypto(&identity).unwrap();
+                let real: Arc<dyn crypto::ServerConfig> =
+                    Arc::new($q::crypto::rustls::QuicServerConfig::try_from(tls).unwrap());
+                let cid = ConnectionId::new(cid);
+                server(real).initial_keys(1, ($cid_of)(&cid)).unwrap()
+            }
+
             #[test]
-            fn a_null_packet_key_keeps_the_size_and_rejects_a_foreign_tag() {
-                let key = NullPacketKey {
-                    tag_len: 16,
-                    confidentiality_limit: 1,
-                    integrity_limit: 2,
-                };
+            fn a_null_packet_key_keeps_the_size_and_opens_only_what_its_real_key_would() {
+                let sealer = initial_keys(&[1; 8]).packet.local;
+                let opener = initial_keys(&[1; 8]).packet.local;
+                let other_connection = initial_keys(&[2; 8]).packet.local;
+                let other_direction = initial_keys(&[1; 8]).packet.remote;
+                assert_eq!(sealer.tag_len(), 16);
                 let mut buf = vec![7u8; 40];
-                key.encrypt($($arg,)* 3, &mut buf, 8);
+                sealer.encrypt($($arg,)* 3, &mut buf, 8);
+                // The header and payload are untouched; the tag is the real key's fingerprint.
                 assert_eq!(&buf[..24], &[7u8; 24]);
-                assert_eq!(&buf[24..], &[0u8; 16]);
-                let mut payload = BytesMut::from(&buf[8..]);
-                key.decrypt($($arg,)* 3, &buf[..8], &mut payload).unwrap();
+                assert_ne!(&buf[24..], &[0u8; 16]);
+                let sealed = buf.clone();
+                let mut payload = BytesMut::from(&sealed[8..]);
+                opener.decrypt($($arg,)* 3, &sealed[..8], &mut payload).unwrap();
                 assert_eq!(&payload[..], &[7u8; 16]);
-                let mut foreign = BytesMut::from(&[1u8; 20][..]);
-                assert!(key.decrypt($($arg,)* 3, &[], &mut foreign).is_err());
+                // Another key (another connection's or direction's here; after a key update,
+                // another generation's) does not open it, as its AEAD would not; nor does its
+                // own key under another packet number.
+                for other in [&other_connection, &other_direction] {
+                    let mut payload = BytesMut::from(&sealed[8..]);
+                    assert!(other.decrypt($($arg,)* 3, &sealed[..8], &mut payload).is_err());
+                }
+                let mut payload = BytesMut::from(&sealed[8..]);
+                assert!(opener.decrypt($($arg,)* 3 + 256, &sealed[..8], &mut payload).is_err());
+                let mut zero_tag = BytesMut::from(&[0u8; 20][..]);
+                assert!(opener.decrypt($($arg,)* 3, &[], &mut zero_tag).is_err());
                 let mut short = BytesMut::from(&[0u8; 4][..]);
-                assert!(key.decrypt($($arg,)* 3, &[], &mut short).is_err());
+                assert!(opener.decrypt($($arg,)* 3, &[], &mut short).is_err());
             }
         }
     };

@@ -5,7 +5,8 @@ crate::pair::null_protection::null_protection! {
     stack: quinn,
     proto: quinn_proto,
     cid: &ConnectionId,
+    cid_of: std::convert::identity::<&ConnectionId>,
     packet_args: (),
-    test_args: (),
+    fixed_args: (),
     receiver: arc
 }
