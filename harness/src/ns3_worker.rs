@@ -2,7 +2,9 @@
 //! parallel ns-3 runs cannot share one: for each ns-3 run the harness starts its own binary as
 //! `harness ns3-worker`, writes the run (a [`Request`]) to its stdin as JSON, and reads the
 //! result (a [`Response`]) from its stdout. The worker's stderr passes through (its logs, at
-//! the parent's `-v` level; `RUST_LOG` is inherited).
+//! the parent's `-v` level; `RUST_LOG` is inherited). On Linux a worker dies with the process
+//! that started it (`PR_SET_PDEATHSIG`): a sweep killed by `kill` or a scheduler's SIGTERM to
+//! the harness alone leaves no ns-3 run going on unseen, its result never to be written.
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -26,6 +28,8 @@ pub struct Request {
     pub trace: bool,
     /// qlog directory.
     pub qlog_dir: Option<PathBuf>,
+    /// The process id of the harness that started the worker.
+    pub parent: u32,
 }
 
 /// A worker's answer.
@@ -53,6 +57,7 @@ pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<Ru
         run_id: spec.run_id(),
         trace: options.trace,
         qlog_dir: options.qlog_dir.clone(),
+        parent: std::process::id(),
     };
     let json =
         serde_json::to_vec(&request).map_err(|e| failed(format!("cannot encode the run: {e}")))?;
@@ -106,6 +111,7 @@ pub fn serve(execute: LocalExecutor) -> Result<()> {
     })?;
     let request: Request = serde_json::from_slice(&input)
         .map_err(|e| HarnessError::bad_input(format!("ns3-worker: malformed request: {e}")))?;
+    die_with_parent(request.parent)?;
     if request.spec.run_id() != request.run_id {
         return Err(HarnessError::bad_input(format!(
             "ns3-worker: the run arrived as {} but was sent as {}",
@@ -129,4 +135,29 @@ pub fn serve(execute: LocalExecutor) -> Result<()> {
     std::io::stdout()
         .write_all(&json)
         .map_err(|e| HarnessError::run_failed(format!("ns3-worker: cannot write the result: {e}")))
+}
+
+/// Asks the kernel to kill this worker when the harness that started it (`parent`) exits, and
+/// exits at once if that has already happened (the request was read after the harness died).
+#[cfg(target_os = "linux")]
+fn die_with_parent(parent: u32) -> Result<()> {
+    use rustix::process::{Signal, getppid, set_parent_process_death_signal};
+    set_parent_process_death_signal(Some(Signal::KILL)).map_err(|e| {
+        HarnessError::run_failed(format!(
+            "ns3-worker: cannot set the parent-death signal: {e}"
+        ))
+    })?;
+    let current = getppid().map(|pid| pid.as_raw_nonzero().get().unsigned_abs());
+    if current != Some(parent) {
+        return Err(HarnessError::run_failed(format!(
+            "ns3-worker: the harness that started it (process {parent}) has exited"
+        )));
+    }
+    Ok(())
+}
+
+/// Elsewhere a worker outlives a killed harness until its run ends (its result is then lost).
+#[cfg(not(target_os = "linux"))]
+fn die_with_parent(_parent: u32) -> Result<()> {
+    Ok(())
 }

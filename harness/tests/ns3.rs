@@ -439,4 +439,86 @@ mod with_ns3 {
         };
         assert_eq!(without_field(&null), without_field(&tls));
     }
+
+    /// The processes whose parent is `pid` (Linux's /proc).
+    #[cfg(target_os = "linux")]
+    fn children(pid: u32) -> Vec<u32> {
+        let mut found = Vec::new();
+        for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+            let Ok(child) = entry.file_name().to_string_lossy().parse::<u32>() else {
+                continue;
+            };
+            let stat = std::fs::read_to_string(entry.path().join("stat")).unwrap_or_default();
+            // pid (comm) state ppid ...: the command may hold spaces, so read after its ')'.
+            let after = stat.rsplit(')').next().unwrap_or_default();
+            let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse().ok());
+            if ppid == Some(pid) {
+                found.push(child);
+            }
+        }
+        found
+    }
+
+    /// Whether process `pid` still runs (a zombie waiting for its new parent counts as gone).
+    #[cfg(target_os = "linux")]
+    fn running(pid: u32) -> bool {
+        std::fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|stat| {
+                let state = stat.rsplit(')').next().unwrap_or_default();
+                !state.trim_start().starts_with(['Z', 'X'])
+            })
+            .unwrap_or(false)
+    }
+
+    /// A sweep killed outright (SIGKILL: no chance to stop its workers) leaves no ns-3 worker
+    /// running.
+    #[cfg(target_os = "linux")]
+    #[test]
+    fn a_killed_sweep_leaves_no_ns3_worker_running() {
+        use std::time::{Duration, Instant};
+        let dir = tempfile::tempdir().unwrap();
+        let mut sweep = common::harness()
+            .args([
+                "sweep",
+                "--preset",
+                "ub-mobility-ns3",
+                "--controllers",
+                "newreno",
+                "--seed",
+                "1",
+                "--jobs",
+                "2",
+                "--out",
+                "out",
+                "-q",
+            ])
+            .current_dir(dir.path())
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        let started = Instant::now();
+        let workers = loop {
+            let workers = children(sweep.id());
+            if workers.len() == 2 {
+                break workers;
+            }
+            assert!(started.elapsed() < Duration::from_secs(30), "no workers");
+            std::thread::sleep(Duration::from_millis(20));
+        };
+        // Past reading their runs (a worker killed with its request half-read fails anyway):
+        // well into building their 100-node networks.
+        std::thread::sleep(Duration::from_secs(2));
+        assert!(workers.iter().all(|&w| running(w)), "{workers:?}");
+        sweep.kill().unwrap();
+        sweep.wait().unwrap();
+        let killed = Instant::now();
+        while workers.iter().any(|&w| running(w)) {
+            assert!(
+                killed.elapsed() < Duration::from_secs(10),
+                "ns-3 workers {workers:?} still run after their sweep was killed"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
 }
