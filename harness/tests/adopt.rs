@@ -50,6 +50,13 @@ fn sweep(dir: &Path, scenario: &str, grid: &[&str], out: &str, extra: &[&str]) -
     (output.status.code().unwrap_or(-1), stderr(&output))
 }
 
+/// A sweep that must succeed; its stderr.
+fn sweep_ok(dir: &Path, scenario: &str, grid: &[&str], out: &str, extra: &[&str]) -> String {
+    let (code, err) = sweep(dir, scenario, grid, out, extra);
+    assert_eq!(code, 0, "{err}");
+    err
+}
+
 fn merged(dir: &Path, input: &str) -> String {
     let file = format!("{input}.merged.jsonl");
     let output = run_in(dir, &["merge", input, "--jsonl", &file]);
@@ -61,8 +68,7 @@ fn setup() -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("grid.toml"), GRID).unwrap();
     std::fs::write(dir.path().join("earlier.toml"), earlier_grid()).unwrap();
-    let (code, err) = sweep(dir.path(), "earlier.toml", &SMALL, "small", &[]);
-    assert_eq!(code, 0, "{err}");
+    sweep_ok(dir.path(), "earlier.toml", &SMALL, "small", &[]);
     dir
 }
 
@@ -71,14 +77,12 @@ fn a_grown_grid_adopts_the_runs_it_shares_and_equals_a_sweep_from_scratch() {
     let dir = setup();
     let d = dir.path();
     // 2 points x 2 controllers x 2 seeds of the 18-run grid come from the earlier sweep.
-    let (code, err) = sweep(d, "grid.toml", &BIG, "adopted", &["--adopt", "small"]);
-    assert_eq!(code, 0, "{err}");
+    let err = sweep_ok(d, "grid.toml", &BIG, "adopted", &["--adopt", "small"]);
     assert!(
         err.contains("0 already done, 8 adopted, 10 to run"),
         "{err}"
     );
-    let (code, err) = sweep(d, "grid.toml", &BIG, "scratch", &[]);
-    assert_eq!(code, 0, "{err}");
+    sweep_ok(d, "grid.toml", &BIG, "scratch", &[]);
     // Run by run the same file: the adopted runs carry this grid's name, point labels and
     // indices, and their measurements are the earlier runs' (all three are reproducible).
     let adopted = merged(d, "adopted");
@@ -87,8 +91,7 @@ fn a_grown_grid_adopts_the_runs_it_shares_and_equals_a_sweep_from_scratch() {
     assert!(!adopted.contains("\"earlier\"") && !adopted.contains("2%"));
 
     // Run again: nothing left to adopt or run.
-    let (code, err) = sweep(d, "grid.toml", &BIG, "adopted", &["--adopt", "small"]);
-    assert_eq!(code, 0, "{err}");
+    let err = sweep_ok(d, "grid.toml", &BIG, "adopted", &["--adopt", "small"]);
     assert!(
         err.contains("18 already done, 0 adopted, 0 to run"),
         "{err}"
@@ -97,14 +100,13 @@ fn a_grown_grid_adopts_the_runs_it_shares_and_equals_a_sweep_from_scratch() {
     // Shards adopt their own runs only: 8 in all, each once.
     let mut total = 0;
     for shard in ["0/3", "1/3", "2/3"] {
-        let (code, err) = sweep(
+        let err = sweep_ok(
             d,
             "grid.toml",
             &BIG,
             "sharded",
             &["--adopt", "small/shard-0-of-1.jsonl", "--shard", shard],
         );
-        assert_eq!(code, 0, "{err}");
         let count = err.split(" adopted").next().unwrap();
         total += count.rsplit(' ').next().unwrap().parse::<usize>().unwrap();
     }
@@ -116,8 +118,7 @@ fn a_grown_grid_adopts_the_runs_it_shares_and_equals_a_sweep_from_scratch() {
 fn a_sweep_killed_while_adopting_resumes_with_every_run_once() {
     let dir = setup();
     let d = dir.path();
-    let (code, err) = sweep(d, "grid.toml", &BIG, "grown", &["--adopt", "small"]);
-    assert_eq!(code, 0, "{err}");
+    sweep_ok(d, "grid.toml", &BIG, "grown", &["--adopt", "small"]);
     let path = d.join("grown/shard-0-of-1.jsonl");
     let whole = std::fs::read_to_string(&path).unwrap();
     // As a kill leaves it three runs into the adoption: the header, three adopted runs and a
@@ -125,14 +126,12 @@ fn a_sweep_killed_while_adopting_resumes_with_every_run_once() {
     let kept: Vec<&str> = whole.lines().take(4).collect();
     let torn = &whole.lines().nth(4).unwrap()[..40];
     std::fs::write(&path, format!("{}\n{torn}", kept.join("\n"))).unwrap();
-    let (code, err) = sweep(d, "grid.toml", &BIG, "grown", &["--adopt", "small"]);
-    assert_eq!(code, 0, "{err}");
+    let err = sweep_ok(d, "grid.toml", &BIG, "grown", &["--adopt", "small"]);
     assert!(
         err.contains("3 already done, 5 adopted, 10 to run"),
         "{err}"
     );
-    let (code, err) = sweep(d, "grid.toml", &BIG, "scratch", &[]);
-    assert_eq!(code, 0, "{err}");
+    sweep_ok(d, "grid.toml", &BIG, "scratch", &[]);
     assert_eq!(merged(d, "grown"), merged(d, "scratch"));
 }
 
