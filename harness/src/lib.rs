@@ -42,7 +42,8 @@
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
-//!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs; [`calibrate`]: a fast model's results against a reference's;
+//!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs;
+//!   [`calibrate`]: a fast model's results against a reference's;
 //! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
 //! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
 //!   (cargo feature `quiche`, off by default; real time only).

@@ -206,8 +206,8 @@ pub struct ScenarioArgs {
     #[arg(long, value_enum)]
     pub(super) clock: Option<ClockArg>,
     /// QUIC packet protection: `null` (no encryption, a tag of the AEAD's length that checks
-    /// the key and packet number: every datagram keeps its size, so a virtual-time run sends the same datagrams at the same
-    /// times, faster) or `tls`. Default: null in virtual time, tls in real time; the handshake
+    /// the key and packet number: every datagram keeps its size, so a virtual-time run sends
+    /// the same datagrams at the same times, faster) or `tls`. Default: null in virtual time, tls in real time; the handshake
     /// is real TLS 1.3 either way; quinn-noq and quiche pairs always use tls. A column
     /// (`packet_protection`) in the JSON results.
     #[arg(long, value_enum)]

@@ -18,11 +18,11 @@ pub enum PacketProtection {
     Tls,
     /// No encryption: each packet key writes a tag of the real key's length that depends on the
     /// real key and the packet number (and checks it, so a datagram opens only where the AEAD
-    /// would open it), each header key leaves the header in the clear with the real key's sample size. So
-    /// every datagram has its TLS size and a virtual-time run sends the same datagrams at the
-    /// same times as under [`PacketProtection::Tls`], without the AEAD's cost; for emulation on
-    /// one machine only, never for traffic that leaves it. quinn's and noq's pairs both
-    /// offer it; the interop pairs (one of each) keep TLS.
+    /// would open it), each header key leaves the header in the clear with the real key's
+    /// sample size. So every datagram has its TLS size and a virtual-time run sends the same
+    /// datagrams at the same times as under [`PacketProtection::Tls`], without the AEAD's cost;
+    /// for emulation on one machine only, never for traffic that leaves it. quinn's and noq's
+    /// pairs both offer it; the interop pairs (one of each) keep TLS.
     Null,
 }
 
