@@ -417,6 +417,12 @@ const CASES: &[Case] = &[
         expect: &["--json and --csv both name `./out`"],
     },
     Case {
+        name: "the Markdown table over the HTML page",
+        files: &[],
+        args: &["run", "--markdown", "r.md", "--html", "r.md"],
+        expect: &["--markdown and --html both name `r.md`"],
+    },
+    Case {
         name: "the scenario file as an output",
         files: &[("s.toml", "seeds = 1\n")],
         args: &["run", "--scenario", "s.toml", "--json", "s.toml"],

@@ -468,7 +468,16 @@ labels = ["0", "0.02"]
     let output = run_in(
         dir.path(),
         &[
-            "merge", "out", "--plot", "plots", "--json", "r.json", "--html", "r.html",
+            "merge",
+            "out",
+            "--plot",
+            "plots",
+            "--json",
+            "r.json",
+            "--html",
+            "r.html",
+            "--markdown",
+            "r.md",
         ],
     );
     assert!(output.status.success(), "{}", stderr(&output));
@@ -504,6 +513,33 @@ labels = ["0", "0.02"]
             assert!(low <= mean && mean <= high, "{row}");
             assert_eq!(paired["seeds"], 3, "{row}");
         }
+    }
+    // The Markdown table: a line per point, NewReno's goodput and karak's paired ratio as the
+    // JSON gives them.
+    let markdown = std::fs::read_to_string(dir.path().join("r.md")).unwrap();
+    let lines: Vec<&str> = markdown.lines().collect();
+    assert_eq!(
+        lines[0],
+        "| PER | newreno Mb/s | karak x newreno | p95 RTT ms newreno / karak |"
+    );
+    for (line, point) in lines[2..4].iter().zip(["0", "0.02"]) {
+        let row = |controller: &str| {
+            rows.iter()
+                .find(|r| r["controller"] == controller && r["params"]["PER"] == point)
+                .unwrap()
+        };
+        let goodput = row("newreno")["goodput_bps"]["mean"].as_f64().unwrap() / 1e6;
+        let paired = &row("karak")["vs_newreno_paired"];
+        let ratio = format!(
+            "{:.2} [{:.2}, {:.2}]",
+            paired["mean"].as_f64().unwrap(),
+            paired["low"].as_f64().unwrap(),
+            paired["high"].as_f64().unwrap()
+        );
+        assert!(
+            line.starts_with(&format!("| {point} | {goodput:.3} ± ")) && line.contains(&ratio),
+            "{line} (expected {goodput:.3} and {ratio})"
+        );
     }
 }
 

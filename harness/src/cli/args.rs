@@ -60,6 +60,10 @@ pub struct MergeArgs {
     /// Write one CSV row per run and flow to FILE.
     #[arg(long, value_name = "FILE")]
     pub(super) csv: Option<PathBuf>,
+    /// Write the summary as a Markdown table to FILE: one row per point, each controller's
+    /// goodput or its paired ratio to NewReno [95% interval], and the p95 RTTs.
+    #[arg(long, value_name = "FILE")]
+    pub(super) markdown: Option<PathBuf>,
     /// Write SVG goodput plots into DIR: per point, and against the swept parameter for a grid
     /// with one axis (result files keep no window traces, so no cwnd plots).
     #[arg(long, value_name = "DIR")]
@@ -335,6 +339,10 @@ pub struct OutputArgs {
     /// Write one CSV row per run and flow to FILE.
     #[arg(long, value_name = "FILE")]
     pub(super) csv: Option<PathBuf>,
+    /// Write the summary as a Markdown table to FILE: one row per point, each controller's
+    /// goodput or its paired ratio to NewReno [95% interval], and the p95 RTTs.
+    #[arg(long, value_name = "FILE")]
+    pub(super) markdown: Option<PathBuf>,
     /// Write SVG plots (cwnd over time, goodput per controller) for every point into DIR.
     #[arg(long, value_name = "DIR")]
     pub(super) plot: Option<PathBuf>,

@@ -48,6 +48,7 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     let outputs = given(&[
         ("--json", &args.json),
         ("--csv", &args.csv),
+        ("--markdown", &args.markdown),
         ("--jsonl", &args.jsonl),
         ("--html", &args.html),
     ]);
@@ -56,9 +57,15 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
         .map(|f| ("a merged file", f.as_path()))
         .collect();
     check_distinct(&outputs, &inputs)?;
-    for file in [&args.json, &args.csv, &args.jsonl, &args.html]
-        .into_iter()
-        .flatten()
+    for file in [
+        &args.json,
+        &args.csv,
+        &args.markdown,
+        &args.jsonl,
+        &args.html,
+    ]
+    .into_iter()
+    .flatten()
     {
         check_file(file)?;
     }
@@ -81,6 +88,9 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     }
     if let Some(path) = &args.csv {
         report::csv::write(path, &merged.runs)?;
+    }
+    if let Some(path) = &args.markdown {
+        report::markdown::write(path, meta, &rows)?;
     }
     if let Some(dir) = &args.plot {
         let files = report::plot::write_all(dir, meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;

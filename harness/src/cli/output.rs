@@ -89,11 +89,15 @@ impl OutputArgs {
         let outputs = given(&[
             ("--json", &self.json),
             ("--csv", &self.csv),
+            ("--markdown", &self.markdown),
             ("--html", &self.html),
         ]);
         let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
         check_distinct(&outputs, &inputs)?;
-        for file in [&self.json, &self.csv, &self.html].into_iter().flatten() {
+        for file in [&self.json, &self.csv, &self.markdown, &self.html]
+            .into_iter()
+            .flatten()
+        {
             check_file(file)?;
         }
         for dir in [&self.plot, &self.qlog].into_iter().flatten() {
@@ -154,6 +158,9 @@ impl OutputArgs {
         }
         if let Some(path) = &self.csv {
             report::csv::write(path, runs)?;
+        }
+        if let Some(path) = &self.markdown {
+            report::markdown::write(path, meta, &rows)?;
         }
         let route_down = |point: &str, seed: u64, until: f64| {
             grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))

@@ -1,10 +1,11 @@
 //! Reports: statistics over seeds per (scenario point, controller), rendered as a terminal
-//! table, JSON, CSV, SVG plots and a self-contained HTML page.
+//! table, JSON, CSV, Markdown, SVG plots and a self-contained HTML page.
 
 pub mod coexistence;
 pub mod csv;
 pub mod html;
 pub mod json;
+pub mod markdown;
 pub mod paired;
 pub mod plot;
 pub mod table;
