@@ -7,6 +7,9 @@ use cc_core::{
 };
 use std::sync::Arc;
 
+/// 2^64, the first double `as u64` saturates at.
+const TWO_POW_64: f64 = 18_446_744_073_709_551_616.0;
+
 /// The fractional window increment of section 2.1, applied in bytes without losing the fraction
 /// of a byte each acknowledgement contributes.
 ///
@@ -40,11 +43,19 @@ impl FewGrowth {
             self.fraction = 0.0;
             return 0;
         }
-        let whole = total.trunc();
-        self.fraction = total - whole;
+        // `total` is finite and non-negative: `as` truncates it (saturating at u64::MAX) in a
+        // few instructions where `f64::trunc` is a libm call on baseline x86-64 (no SSE4.1),
+        // and `whole as f64` is exact (a truncated double is representable). Above 2^64 every
+        // double is whole, so the fraction is 0, as `total - total.trunc()` gives.
+        let whole = total as u64;
+        self.fraction = if total < TWO_POW_64 {
+            total - whole as f64
+        } else {
+            0.0
+        };
         let before = window.cwnd();
-        // f64 -> u64 saturates; Window clamps at MAX_WINDOW.
-        window.grow(whole as u64);
+        // Window clamps at MAX_WINDOW.
+        window.grow(whole);
         window.cwnd().saturating_sub(before)
     }
 
@@ -203,6 +214,38 @@ mod tests {
             assert!((0.0..1.0).contains(&g.fraction()), "{}", g.fraction());
         }
         assert_eq!(w.cwnd(), cc_core::MAX_WINDOW);
+    }
+
+    /// The cast-based split equals `f64::trunc`'s, byte for byte, across magnitudes.
+    #[test]
+    fn growth_matches_trunc() {
+        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
+        for cwnd_packets in [2, 10, 100, 10_000, 1_000_000] {
+            let mut w = Window::new(cwnd_packets, 1200);
+            let mut reference_window = w.clone();
+            let mut g = FewGrowth::default();
+            let mut reference_fraction = 0.0_f64;
+            for _ in 0..10_000 {
+                rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+                let acked = (rng >> 33) % 70_000;
+                let alpha = [0.01, 0.5, 1.0][(rng >> 20) as usize % 3];
+                let cwnd = reference_window.cwnd().max(1) as f64;
+                let total = reference_fraction
+                    + alpha * reference_window.mtu() as f64 * acked as f64 / cwnd;
+                let whole = total.trunc();
+                reference_fraction = total - whole;
+                reference_window.grow(whole as u64);
+                g.on_ack(&mut w, alpha, acked);
+                assert_eq!(g.fraction().to_bits(), reference_fraction.to_bits());
+                assert_eq!(w.cwnd(), reference_window.cwnd());
+            }
+        }
+        // Past 2^64 bytes of growth: saturated, no fraction left, as trunc leaves none.
+        let mut w = Window::new(10, 1200);
+        let mut g = FewGrowth::default();
+        g.on_ack(&mut w, 1.0, u64::MAX);
+        g.on_ack(&mut w, 1.0, u64::MAX);
+        assert_eq!(g.fraction(), 0.0);
     }
 
     #[test]
