@@ -465,21 +465,10 @@ labels = ["0", "0.02"]
     std::fs::write(dir.path().join("grid.toml"), grid).unwrap();
     let output = sweep_shard(dir.path(), "out", "0/1");
     assert!(output.status.success(), "{}", stderr(&output));
-    let output = run_in(
-        dir.path(),
-        &[
-            "merge",
-            "out",
-            "--plot",
-            "plots",
-            "--json",
-            "r.json",
-            "--html",
-            "r.html",
-            "--markdown",
-            "r.md",
-        ],
-    );
+    let merge: Vec<&str> = "merge out --plot plots --json r.json --html r.html --markdown r.md"
+        .split(' ')
+        .collect();
+    let output = run_in(dir.path(), &merge);
     assert!(output.status.success(), "{}", stderr(&output));
     // The page holds the same plots as the directory, inline: against the axis, and per point.
     let html = std::fs::read_to_string(dir.path().join("r.html")).unwrap();
