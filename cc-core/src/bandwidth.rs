@@ -4,6 +4,9 @@
 use std::fmt;
 use std::time::Duration;
 
+/// Bits per byte times nanoseconds per second: the scale between bytes over nanoseconds and
+/// bits per second.
+const BIT_NANOS_PER_BYTE_SEC: u64 = 8 * 1_000_000_000;
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// A data rate, held in bits per second.
@@ -50,9 +53,10 @@ impl Bandwidth {
         }
         // The common case in 64 bits: a 128-bit division is a library call (__udivti3). The
         // quotient is the same either way.
-        if let (Some(bits), Ok(nanos)) =
-            (bytes.checked_mul(8 * 1_000_000_000), u64::try_from(nanos))
-        {
+        if let (Some(bits), Ok(nanos)) = (
+            bytes.checked_mul(BIT_NANOS_PER_BYTE_SEC),
+            u64::try_from(nanos),
+        ) {
             return Some(Self {
                 bits_per_second: bits / nanos,
             });
@@ -88,7 +92,7 @@ impl Bandwidth {
         if let Ok(nanos) = u64::try_from(interval.as_nanos())
             && let Some(bits) = self.bits_per_second.checked_mul(nanos)
         {
-            return bits / (8 * 1_000_000_000);
+            return bits / BIT_NANOS_PER_BYTE_SEC;
         }
         // bits (< 2^64) x nanos (< 2^94) may exceed u128: saturate the product first.
         let bits = u128::from(self.bits_per_second).saturating_mul(interval.as_nanos());
@@ -191,7 +195,7 @@ mod tests {
             u64::try_from(u128::from(bits).saturating_mul(nanos) / (8 * NANOS_PER_SEC))
                 .unwrap_or(u64::MAX)
         };
-        let edge = u64::MAX / 8_000_000_000;
+        let edge = u64::MAX / BIT_NANOS_PER_BYTE_SEC;
         let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
         let mut cases: Vec<(u64, u64)> = vec![
             (edge, 1),
