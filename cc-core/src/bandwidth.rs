@@ -4,9 +4,6 @@
 use std::fmt;
 use std::time::Duration;
 
-/// Bits per byte times nanoseconds per second: the scale between bytes over nanoseconds and
-/// bits per second.
-const BIT_NANOS_PER_BYTE_SEC: u64 = 8 * 1_000_000_000;
 const NANOS_PER_SEC: u128 = 1_000_000_000;
 
 /// A data rate, held in bits per second.
@@ -51,16 +48,6 @@ impl Bandwidth {
         if nanos == 0 {
             return None;
         }
-        // The common case in 64 bits: a 128-bit division is a library call (__udivti3). The
-        // quotient is the same either way.
-        if let (Some(bits), Ok(nanos)) = (
-            bytes.checked_mul(BIT_NANOS_PER_BYTE_SEC),
-            u64::try_from(nanos),
-        ) {
-            return Some(Self {
-                bits_per_second: bits / nanos,
-            });
-        }
         // bytes x 8 x 1e9 < 2^64 x 2^3 x 2^30 = 2^97: no u128 overflow.
         let bits = u128::from(bytes) * 8 * NANOS_PER_SEC / nanos;
         Some(Self {
@@ -88,12 +75,6 @@ impl Bandwidth {
     /// With `interval` a round-trip time this is the bandwidth-delay product, the papers'
     /// `BWE x RTTmin` (Westwood) and `SEBW x MinRTT` (PETRA eq. 4.5).
     pub fn bytes_over(self, interval: Duration) -> u64 {
-        // The common case in 64 bits (see `from_bytes_over`); the same quotient.
-        if let Ok(nanos) = u64::try_from(interval.as_nanos())
-            && let Some(bits) = self.bits_per_second.checked_mul(nanos)
-        {
-            return bits / BIT_NANOS_PER_BYTE_SEC;
-        }
         // bits (< 2^64) x nanos (< 2^94) may exceed u128: saturate the product first.
         let bits = u128::from(self.bits_per_second).saturating_mul(interval.as_nanos());
         u64::try_from(bits / (8 * NANOS_PER_SEC)).unwrap_or(u64::MAX)
@@ -183,64 +164,6 @@ mod tests {
         assert_eq!(Bandwidth::MAX.mul_f64(f64::NAN), Bandwidth::ZERO);
         assert_eq!(Bandwidth::MAX.mul_f64(-1.0), Bandwidth::ZERO);
         assert_eq!(Bandwidth::MAX.to_string(), "18446744073.71 Gb/s");
-    }
-
-    /// The 64-bit fast paths give the 128-bit quotients, on both sides of the switch.
-    #[test]
-    fn fast_paths_equal_the_wide_arithmetic() {
-        let wide_rate = |bytes: u64, nanos: u128| {
-            u64::try_from(u128::from(bytes) * 8 * NANOS_PER_SEC / nanos).unwrap_or(u64::MAX)
-        };
-        let wide_bytes = |bits: u64, nanos: u128| {
-            u64::try_from(u128::from(bits).saturating_mul(nanos) / (8 * NANOS_PER_SEC))
-                .unwrap_or(u64::MAX)
-        };
-        let edge = u64::MAX / BIT_NANOS_PER_BYTE_SEC;
-        let mut rng = 0x9e37_79b9_7f4a_7c15_u64;
-        let mut cases: Vec<(u64, u64)> = vec![
-            (edge, 1),
-            (edge + 1, 1),
-            (edge, 3),
-            (edge + 1, 7),
-            (1200, u64::MAX),
-            (u64::MAX, u64::MAX),
-            (u64::MAX / 1_000_000_000, 1_000_000_000),
-        ];
-        for _ in 0..100_000 {
-            rng = rng.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
-            let shift = (rng >> 58) as u32;
-            cases.push((
-                (rng >> 7) >> shift,
-                (rng.rotate_left(17) >> (rng >> 59)).max(1),
-            ));
-        }
-        for (a, b) in cases {
-            let interval = Duration::from_nanos(b);
-            assert_eq!(
-                Bandwidth::from_bytes_over(a, interval)
-                    .unwrap()
-                    .bits_per_second(),
-                wide_rate(a, u128::from(b)),
-                "{a} bytes over {b} ns"
-            );
-            assert_eq!(
-                Bandwidth::from_bits_per_second(a).bytes_over(interval),
-                wide_bytes(a, u128::from(b)),
-                "{a} b/s over {b} ns"
-            );
-        }
-        // Intervals beyond u64 nanoseconds take the wide path.
-        let long = Duration::from_secs(u64::MAX / 1_000_000_000 + 1);
-        assert_eq!(
-            Bandwidth::from_bytes_over(u64::MAX, long)
-                .unwrap()
-                .bits_per_second(),
-            wide_rate(u64::MAX, long.as_nanos())
-        );
-        assert_eq!(
-            Bandwidth::from_bits_per_second(1).bytes_over(long),
-            wide_bytes(1, long.as_nanos())
-        );
     }
 
     #[test]
