@@ -211,9 +211,9 @@ pub struct ScenarioArgs {
     pub(super) clock: Option<ClockArg>,
     /// QUIC packet protection: `null` (no encryption, a tag of the AEAD's length that checks
     /// the key and packet number: every datagram keeps its size, so a virtual-time run sends
-    /// the same datagrams at the same times, faster) or `tls`. Default: null in virtual time, tls in real time; the handshake
-    /// is real TLS 1.3 either way; quinn-noq and quiche pairs always use tls. A column
-    /// (`packet_protection`) in the JSON results.
+    /// the same datagrams at the same times, faster) or `tls`. Default: null in virtual time,
+    /// tls in real time; the handshake is real TLS 1.3 either way; quinn-noq and quiche pairs
+    /// always use tls. A column (`packet_protection`) in the JSON results.
     #[arg(long, value_enum)]
     pub(super) packet_protection: Option<ProtectionArg>,
     /// The host stack of the ports and of newreno/cubic (default quinn; on noq, bbr3 replaces

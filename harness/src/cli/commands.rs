@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
-use super::output::{check_dir, check_distinct, check_file, given};
+use super::output::{ReportFiles, check_dir, check_distinct, check_file, given};
 use super::{failed, print_stdout};
 use crate::error::{HarnessError, Result};
 use crate::report::{self, ReportMeta};
@@ -83,25 +83,15 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     let meta = &merged.header.meta;
     let rows = report::summarize(meta, &merged.runs);
     print_stdout(&report::table::render(meta, &rows))?;
-    if let Some(path) = &args.json {
-        report::json::write(path, meta, &rows, &merged.runs)?;
-    }
-    if let Some(path) = &args.csv {
-        report::csv::write(path, &merged.runs)?;
-    }
-    if let Some(path) = &args.markdown {
-        report::markdown::write(path, meta, &rows)?;
-    }
-    if let Some(dir) = &args.plot {
-        let files = report::plot::write_all(dir, meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
-        eprintln!("{} plots written to {}", files.len(), dir.display());
-    }
-    if let Some(path) = &args.html {
-        let plots = report::plot::render_all(meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
-        let provenance = report::html::Provenance::current(!meta.backends.is_empty());
-        report::html::write(path, meta, &rows, &merged.runs, &plots, &provenance)?;
-        eprintln!("report written to {}", path.display());
-    }
+    let files = ReportFiles {
+        json: args.json.as_deref(),
+        csv: args.csv.as_deref(),
+        markdown: args.markdown.as_deref(),
+        plot: args.plot.as_deref(),
+        html: args.html.as_deref(),
+    };
+    // Result files keep no window traces: no cwnd plots, nothing to shade.
+    files.write(meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
     if let Some(path) = &args.jsonl {
         crate::result_file::write(path, &merged.header, &merged.runs)?;
     }

@@ -153,26 +153,57 @@ impl OutputArgs {
         if !self.quiet {
             print_stdout(&report::table::render(meta, &rows))?;
         }
-        if let Some(path) = &self.json {
-            report::json::write(path, meta, &rows, runs)?;
-        }
-        if let Some(path) = &self.csv {
-            report::csv::write(path, runs)?;
-        }
-        if let Some(path) = &self.markdown {
-            report::markdown::write(path, meta, &rows)?;
-        }
         let route_down = |point: &str, seed: u64, until: f64| {
             grid.map_or_else(Vec::new, |grid| route_down(grid, point, seed, until))
         };
-        if let Some(dir) = &self.plot {
-            let files = report::plot::write_all(dir, meta, &rows, runs, &route_down)?;
+        let files = ReportFiles {
+            json: self.json.as_deref(),
+            csv: self.csv.as_deref(),
+            markdown: self.markdown.as_deref(),
+            plot: self.plot.as_deref(),
+            html: self.html.as_deref(),
+        };
+        files.write(meta, &rows, runs, &route_down)?;
+        Ok(())
+    }
+}
+
+/// The report files a command was asked for (`--json`, `--csv`, `--markdown`, `--plot`,
+/// `--html`): `run`, `sweep` and `merge` write them alike.
+pub(super) struct ReportFiles<'a> {
+    pub(super) json: Option<&'a Path>,
+    pub(super) csv: Option<&'a Path>,
+    pub(super) markdown: Option<&'a Path>,
+    pub(super) plot: Option<&'a Path>,
+    pub(super) html: Option<&'a Path>,
+}
+
+impl ReportFiles<'_> {
+    /// Writes each file asked for; `route_down` shades the cwnd plots (see [`route_down`]).
+    pub(super) fn write(
+        &self,
+        meta: &ReportMeta,
+        rows: &[report::SummaryRow],
+        runs: &[RunResult],
+        route_down: &dyn Fn(&str, u64, f64) -> report::plot::Spans,
+    ) -> Result<()> {
+        if let Some(path) = self.json {
+            report::json::write(path, meta, rows, runs)?;
+        }
+        if let Some(path) = self.csv {
+            report::csv::write(path, runs)?;
+        }
+        if let Some(path) = self.markdown {
+            report::markdown::write(path, meta, rows)?;
+        }
+        if let Some(dir) = self.plot {
+            let files = report::plot::write_all(dir, meta, rows, runs, route_down)?;
             eprintln!("{} plots written to {}", files.len(), dir.display());
         }
-        if let Some(path) = &self.html {
-            let plots = report::plot::render_all(meta, &rows, runs, &route_down)?;
+        if let Some(path) = self.html {
+            let plots = report::plot::render_all(meta, rows, runs, route_down)?;
             let provenance = report::html::Provenance::current(!meta.backends.is_empty());
-            report::html::write(path, meta, &rows, runs, &plots, &provenance)?;
+            report::html::write(path, meta, rows, runs, &plots, &provenance)?;
             eprintln!("report written to {}", path.display());
         }
         Ok(())

@@ -7,11 +7,8 @@
 use std::fmt::Write;
 use std::path::Path;
 
-use super::{ReportMeta, SummaryRow};
+use super::{BASELINE, ReportMeta, SummaryRow};
 use crate::error::{HarnessError, Result};
-
-/// The baseline every ratio column is taken against.
-const BASELINE: &str = "newreno";
 
 fn mbps_cell(row: &SummaryRow) -> String {
     format!(

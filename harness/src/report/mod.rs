@@ -176,6 +176,9 @@ impl Ns3Row {
     }
 }
 
+/// The controller every ratio column and paired comparison is taken against.
+pub const BASELINE: &str = "newreno";
+
 /// Groups `results` by point and controller (in `meta`'s orders) and computes the rows.
 pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
@@ -189,7 +192,7 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 .collect();
             Spread::of(&goodputs).map(|s| s.mean)
         };
-        let newreno = mean_of("newreno");
+        let newreno = mean_of(BASELINE);
         let cubic = mean_of("cubic");
         for controller in &meta.controllers {
             let runs: Vec<&RunResult> = at_point
@@ -208,14 +211,14 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 continue;
             };
             let ratio = |base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| goodput.mean / b);
-            let vs_newreno_paired = (controller != "newreno")
+            let vs_newreno_paired = (controller != BASELINE)
                 .then(|| {
                     let pairs: Vec<(f64, f64)> = runs
                         .iter()
                         .filter_map(|r| {
                             let base = at_point
                                 .iter()
-                                .find(|b| b.controller == "newreno" && b.seed == r.seed)?;
+                                .find(|b| b.controller == BASELINE && b.seed == r.seed)?;
                             Some((r.goodput_bps, base.goodput_bps))
                         })
                         .collect();
