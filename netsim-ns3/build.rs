@@ -1,8 +1,10 @@
 //! With the `ns3` feature: compiles the C++ shim against Debian's ns-3 3.37 (include paths and
-//! link flags from pkg-config) and links the standalone reference program `ns3-reference`
-//! (its path reaches the crate as `NS3_REFERENCE_BIN`). Without the feature: nothing.
+//! link flags from pkg-config) and links two standalone programs: `ns3-reference`, the
+//! transparency test's yardstick (its path reaches the crate as `NS3_REFERENCE_BIN`), and
+//! `ns3-tcp-bulk`, ns-3's TCP NewReno over a point-to-point path, the emulator's whole-process
+//! speed yardstick (`NS3_TCP_BULK_BIN`). Without the feature: nothing.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 const MODULES: &[&str] = &[
@@ -26,6 +28,7 @@ fn main() {
     println!("cargo:rerun-if-changed=cpp/shim.cc");
     println!("cargo:rerun-if-changed=cpp/shim.h");
     println!("cargo:rerun-if-changed=cpp/reference.cc");
+    println!("cargo:rerun-if-changed=cpp/tcp_bulk.cc");
     if std::env::var_os("CARGO_FEATURE_NS3").is_none() {
         return;
     }
@@ -56,27 +59,70 @@ fn main() {
 
     // The standalone reference program: its own main, the same scenario code, one Run().
     let out = PathBuf::from(std::env::var_os("OUT_DIR").expect("OUT_DIR"));
-    let binary = out.join("ns3-reference");
+    let reference = out.join("ns3-reference");
+    link_program(
+        &build,
+        &includes,
+        &[Path::new("cpp/reference.cc"), &out.join("libns3shim.a")],
+        MODULES,
+        &reference,
+    );
+    println!("cargo:rustc-env=NS3_REFERENCE_BIN={}", reference.display());
+
+    // ns-3's TCP over a point-to-point link: no shim, its own modules (not linked into the crate).
+    let tcp_bulk = out.join("ns3-tcp-bulk");
+    link_program(
+        &build,
+        &includes,
+        &[Path::new("cpp/tcp_bulk.cc")],
+        TCP_BULK_MODULES,
+        &tcp_bulk,
+    );
+    println!("cargo:rustc-env=NS3_TCP_BULK_BIN={}", tcp_bulk.display());
+}
+
+/// The ns-3 modules `ns3-tcp-bulk` links.
+const TCP_BULK_MODULES: &[&str] = &[
+    "ns3-core",
+    "ns3-network",
+    "ns3-internet",
+    "ns3-applications",
+    "ns3-point-to-point",
+    "ns3-traffic-control",
+];
+
+/// Compiles and links the standalone program `binary` from `inputs` against ns-3's `modules`.
+fn link_program(
+    build: &cc::Build,
+    includes: &[PathBuf],
+    inputs: &[&Path],
+    modules: &[&str],
+    binary: &Path,
+) {
     let libs = Command::new("pkg-config")
         .arg("--libs")
-        .args(MODULES)
+        .args(modules)
         .output()
         .expect("pkg-config runs");
+    assert!(
+        libs.status.success(),
+        "pkg-config --libs {modules:?} failed: {}\nInstall it: {INSTALL}",
+        String::from_utf8_lossy(&libs.stderr)
+    );
     let libs = String::from_utf8(libs.stdout).expect("pkg-config prints UTF-8");
     let mut command = build.get_compiler().to_command();
     command
         .arg("-std=c++17")
         .arg("-O2")
-        .arg("cpp/reference.cc")
-        .arg(out.join("libns3shim.a"))
+        .args(inputs)
         .args(includes.iter().map(|p| format!("-I{}", p.display())))
         .args(libs.split_whitespace())
         .arg("-o")
-        .arg(&binary);
+        .arg(binary);
     let status = command.status().expect("the C++ compiler runs");
     assert!(
         status.success(),
-        "linking ns3-reference failed: {command:?}"
+        "linking {} failed: {command:?}",
+        binary.display()
     );
-    println!("cargo:rustc-env=NS3_REFERENCE_BIN={}", binary.display());
 }

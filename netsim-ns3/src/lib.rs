@@ -82,6 +82,14 @@ pub const AVAILABLE: bool = cfg!(feature = "ns3");
 /// feature; `None` without it.
 pub const NS3_VERSION: Option<&str> = option_env!("NS3_VERSION");
 
+/// With the `ns3` feature, the path of `ns3-tcp-bulk` (`cpp/tcp_bulk.cc`, built by build.rs):
+/// ns-3's own TCP NewReno carrying one bulk transfer over a point-to-point path, the yardstick
+/// of the emulator's whole-process speed (cc-bench's `bench-report --vs-ns3`). Its arguments
+/// are `key=value`: `rate_bps`, `delay_ms`, `per`, `queue` (packets), `duration_s`, `drain_s`,
+/// `run`; it prints `rx_bytes=N` and `events=N`, and exits 2 naming a bad key or value.
+/// `None` without the feature.
+pub const TCP_BULK_PROGRAM: Option<&str> = option_env!("NS3_TCP_BULK_BIN");
+
 /// What can go wrong building or running a simulation.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
