@@ -112,3 +112,4 @@ pub use stack::{Noq, Quinn, Stack};
 pub mod alloc_count;
 pub mod measure;
 pub mod report;
+pub mod whole_process;

@@ -4,8 +4,10 @@
 
 use crate::controllers::Origin;
 use crate::measure::{CpuFigures, EmulatorFigures, MemoryFigures, ReplayCpu};
+use crate::whole_process::WholeProcessFigures;
 use netsim::PacketProtection;
 use std::fmt::Write;
+use std::time::Duration;
 
 /// Per-ACK cost target against the host stack's NewReno (issue 7).
 pub const TARGET_VS_NEWRENO: f64 = 1.5;
@@ -19,6 +21,11 @@ pub const TARGET_2MBPS_WALL_S: f64 = 0.1;
 pub const TARGET_2MBPS_WALL_S_ISSUE_18: f64 = 0.04;
 /// Emulator target: datagrams per wall second (issue 7).
 pub const TARGET_DATAGRAMS_PER_S: f64 = 200_000.0;
+/// Emulator target: simulated seconds per wall second at 100 Mb/s (issue 18).
+pub const TARGET_100MBPS_SPEEDUP: f64 = 80.0;
+/// Emulator target: the harness's whole process this many times faster than ns-3.37's TCP
+/// NewReno on the same scenario (issue 18).
+pub const TARGET_VS_NS3: f64 = 8.0;
 
 /// What the run was made on.
 #[derive(Debug, Clone, Default)]
@@ -270,6 +277,7 @@ pub fn targets(
     cpu: &[ReplayCpu],
     memory: &[MemoryFigures],
     emulator: &[EmulatorFigures],
+    whole_process: Option<&WholeProcessFigures>,
 ) {
     let _ = writeln!(out, "| target | result |\n|---|---|");
     let mut stacks: Vec<&str> = cpu.iter().map(|c| c.stack).collect();
@@ -362,6 +370,35 @@ pub fn targets(
             );
         }
     }
+    if let Some(m) = emulator
+        .iter()
+        .find(|e| e.scenario.name.starts_with("100mbps"))
+        .and_then(|e| e.median())
+    {
+        let speedup = m.speedup();
+        let _ = writeln!(
+            out,
+            "| emulator (null protection): 100 Mb/s at >= {TARGET_100MBPS_SPEEDUP:.0}x real time (issue 18) | {}: {speedup:.0}x |",
+            if speedup >= TARGET_100MBPS_SPEEDUP {
+                "met"
+            } else {
+                "**missed**"
+            },
+        );
+    }
+    if let Some(w) = whole_process {
+        let speedup = w.speedup();
+        let _ = writeln!(
+            out,
+            "| harness >= {TARGET_VS_NS3:.0}x faster than ns-3.37 TCP NewReno, whole processes ({}; issue 18) | {}: {speedup:.2}x |",
+            w.scenario.description,
+            if speedup >= TARGET_VS_NS3 {
+                "met"
+            } else {
+                "**missed**"
+            },
+        );
+    }
     for e in emulator {
         if let Some(m) = e.median() {
             let rate = m.datagrams_per_second();
@@ -379,4 +416,60 @@ pub fn targets(
         }
     }
     out.push('\n');
+}
+
+/// The whole-process comparison with ns-3's TCP (`bench-report --vs-ns3`).
+pub fn whole_process_table(out: &mut String, w: &WholeProcessFigures) {
+    let runs = w.harness.len();
+    let _ = writeln!(
+        out,
+        "### Emulator against ns-3.37, whole processes\n\n{}, one seed: `harness run --scenario` of it with \
+         `--controllers newreno --jobs 1` (quinn's NewReno over netsim in virtual time, null packet protection) beside \
+         netsim-ns3's `ns3-tcp-bulk` (ns-3's TCP NewReno over a point-to-point link with the same rate, delay, queue and \
+         packet error rate); wall time from spawn to exit, median of {runs} runs each, alternating, after one untimed \
+         round. The two stacks deliver different amounts (QUIC's NewReno is not TCP's): the ratio compares the same \
+         scenario, not the same work.\n",
+        w.scenario.description
+    );
+    let _ = writeln!(
+        out,
+        "| process | wall ms (median, min-max) | delivered MB | |\n|---|---:|---:|---|"
+    );
+    let ms = |d: Duration| d.as_secs_f64() * 1e3;
+    let span = |times: &[Duration]| {
+        format!(
+            "{:.0} ({:.0}-{:.0})",
+            ms(WholeProcessFigures::median(times)),
+            times.first().map_or(0.0, |d| ms(*d)),
+            times.last().map_or(0.0, |d| ms(*d)),
+        )
+    };
+    let _ = writeln!(
+        out,
+        "| `harness run` | {} | {:.2} | |",
+        span(&w.harness),
+        w.harness_bytes as f64 / 1e6
+    );
+    let _ = writeln!(
+        out,
+        "| `harness --version` (start-up and exit alone) | {} | | |",
+        span(&w.harness_startup)
+    );
+    let _ = writeln!(
+        out,
+        "| `ns3-tcp-bulk` | {} | {:.2} | {} ns-3 events |",
+        span(&w.ns3),
+        w.ns3_bytes as f64 / 1e6,
+        w.ns3_events
+    );
+    let _ = writeln!(
+        out,
+        "| `ns3-tcp-bulk duration_s=0.001 drain_s=0` (start-up, set-up and exit) | {} | | |",
+        span(&w.ns3_startup)
+    );
+    let _ = writeln!(
+        out,
+        "\n- ns-3 / harness median wall time: {:.2}x\n",
+        w.speedup()
+    );
 }

@@ -12,9 +12,11 @@ use cc_bench::measure::{
 };
 use cc_bench::report::{self, Machine, load_average};
 use cc_bench::scenarios::{emulator_scenarios, recording_file, recording_scenarios};
+use cc_bench::whole_process::measure_whole_process;
 use cc_bench::{Noq, Quinn, Recording, Replay, Stack};
 use clap::{Parser, ValueEnum};
 use std::fmt::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -65,6 +67,18 @@ struct Args {
     /// The load average --wait-quiet waits for.
     #[arg(long, default_value_t = 1.0)]
     max_load: f64,
+    /// Also time the emulator against ns-3.37's TCP NewReno as whole processes: `harness run`
+    /// of the 2 Mb/s scenario beside netsim-ns3's `ns3-tcp-bulk` on the same path (needs this
+    /// binary built with `--features ns3`, and the harness built).
+    #[arg(long)]
+    vs_ns3: bool,
+    /// The harness binary --vs-ns3 runs (default: `harness` beside this binary, i.e. from
+    /// `cargo build --release -p harness`).
+    #[arg(long, value_name = "PATH")]
+    harness: Option<std::path::PathBuf>,
+    /// Runs of each process for --vs-ns3 (after one untimed round); the median is reported.
+    #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u64).range(1..=1000))]
+    process_runs: u64,
 }
 
 fn main() -> ExitCode {
@@ -73,6 +87,7 @@ fn main() -> ExitCode {
         args.repeats = 3;
         args.min_sample_ms = 1;
         args.emulator_runs = 1;
+        args.process_runs = 1;
     }
     match run(&args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -94,7 +109,49 @@ fn wait_quiet(args: &Args) {
     }
 }
 
+/// The two programs --vs-ns3 runs, checked before anything is measured.
+fn whole_process_programs(args: &Args) -> Result<Option<(PathBuf, PathBuf)>, String> {
+    if !args.vs_ns3 {
+        return Ok(None);
+    }
+    let Some(ns3) = netsim_ns3_program() else {
+        return Err(
+            "--vs-ns3: this bench-report was built without ns-3; build it with \
+                    `cargo run --release -p cc-bench --features ns3 --bin bench-report` \
+                    (Debian's libns3-dev, see netsim-ns3/README.md)"
+                .to_owned(),
+        );
+    };
+    let harness = match &args.harness {
+        Some(path) => path.clone(),
+        None => std::env::current_exe()
+            .map_err(|e| format!("--harness: cannot find this binary's directory: {e}"))?
+            .with_file_name("harness"),
+    };
+    if !harness.is_file() {
+        return Err(format!(
+            "--harness: {} does not exist; build it with `cargo build --release -p harness` \
+             or name it with --harness PATH",
+            harness.display()
+        ));
+    }
+    Ok(Some((harness, ns3)))
+}
+
+/// netsim-ns3's `ns3-tcp-bulk`, when this binary has the `ns3` feature.
+fn netsim_ns3_program() -> Option<PathBuf> {
+    #[cfg(feature = "ns3")]
+    {
+        netsim_ns3::TCP_BULK_PROGRAM.map(PathBuf::from)
+    }
+    #[cfg(not(feature = "ns3"))]
+    {
+        None
+    }
+}
+
 fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
+    let programs = whole_process_programs(args)?;
     wait_quiet(args);
     let command = std::env::args().collect::<Vec<_>>().join(" ");
     let mut machine = Machine::detect(command);
@@ -118,6 +175,27 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             eprintln!("emulator: {} ...", scenario.description);
             emulator.extend(measure_emulator(&scenario, args.emulator_runs)?);
         }
+    }
+    let mut whole_process = None;
+    if let Some((harness, ns3)) = &programs {
+        let scenario = emulator_scenarios()
+            .into_iter()
+            .next()
+            .expect("the 2 Mb/s scenario is the first");
+        eprintln!(
+            "whole processes: harness and ns-3 TCP, {} ...",
+            scenario.description
+        );
+        let work_dir = std::env::temp_dir().join(format!("bench-report-{}", std::process::id()));
+        let figures = measure_whole_process(
+            &scenario,
+            harness,
+            ns3,
+            args.process_runs as usize,
+            &work_dir,
+        );
+        let _ = std::fs::remove_dir_all(&work_dir);
+        whole_process = Some(figures?);
     }
     machine.load_end = load_average();
 
@@ -178,10 +256,13 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
         );
         report::emulator_table(&mut out, &emulator);
     }
+    if let Some(figures) = &whole_process {
+        report::whole_process_table(&mut out, figures);
+    }
     let _ = writeln!(out, "### Targets (issues 7 and 18)\n");
     let cpu: Vec<ReplayCpu> = measured.iter().flat_map(|m| m.cpu.clone()).collect();
     let memory: Vec<MemoryFigures> = measured.iter().flat_map(|m| m.memory.clone()).collect();
-    report::targets(&mut out, &cpu, &memory, &emulator);
+    report::targets(&mut out, &cpu, &memory, &emulator, whole_process.as_ref());
 
     match &args.out {
         Some(path) => std::fs::write(path, &out)?,
