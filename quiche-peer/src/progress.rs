@@ -41,25 +41,15 @@ impl Progress {
 
     /// Checks `data`, read at the current end of the stream, against `pattern`, and counts it.
     pub fn deliver(&self, pattern: &StreamPattern, data: &[u8]) {
-        let mut offset = self.delivered.load(Ordering::Relaxed);
-        for chunk in data.chunks(StreamPattern::PERIOD) {
-            if chunk != pattern.slice(offset, chunk.len()) {
-                let mut mismatch = lock(&self.first_mismatch);
-                if mismatch.is_none() {
-                    let at = chunk
-                        .iter()
-                        .zip(pattern.slice(offset, chunk.len()))
-                        .position(|(a, b)| a != b)
-                        .unwrap_or(0);
-                    *mismatch = Some(offset + at as u64);
-                    tracing::warn!(
-                        offset = offset + at as u64,
-                        "received byte differs from what was sent"
-                    );
-                }
+        let offset = self.delivered.load(Ordering::Relaxed);
+        if let Some(at) = pattern.first_mismatch(offset, data) {
+            let mut mismatch = lock(&self.first_mismatch);
+            if mismatch.is_none() {
+                *mismatch = Some(at);
+                tracing::warn!(offset = at, "received byte differs from what was sent");
             }
-            offset += chunk.len() as u64;
         }
+        let offset = offset + data.len() as u64;
         self.delivered.store(offset, Ordering::Relaxed);
     }
 
