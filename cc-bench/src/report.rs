@@ -444,29 +444,31 @@ pub fn whole_process_table(out: &mut String, w: &WholeProcessFigures) {
             times.last().map_or(0.0, |d| ms(*d)),
         )
     };
-    let _ = writeln!(
-        out,
-        "| `harness run` | {} | {:.2} | |",
-        span(&w.harness),
-        w.harness_bytes as f64 / 1e6
-    );
-    let _ = writeln!(
-        out,
-        "| `harness --version` (start-up and exit alone) | {} | | |",
-        span(&w.harness_startup)
-    );
-    let _ = writeln!(
-        out,
-        "| `ns3-tcp-bulk` | {} | {:.2} | {} ns-3 events |",
-        span(&w.ns3),
-        w.ns3_bytes as f64 / 1e6,
-        w.ns3_events
-    );
-    let _ = writeln!(
-        out,
-        "| `ns3-tcp-bulk duration_s=0.001 drain_s=0` (start-up, set-up and exit) | {} | | |",
-        span(&w.ns3_startup)
-    );
+    let events = format!("{} ns-3 events", w.ns3_events);
+    let rows: [(&str, &[Duration], Option<u64>, &str); 4] = [
+        ("`harness run`", &w.harness, Some(w.harness_bytes), ""),
+        (
+            "`harness --version` (start-up and exit alone)",
+            &w.harness_startup,
+            None,
+            "",
+        ),
+        ("`ns3-tcp-bulk`", &w.ns3, Some(w.ns3_bytes), &events),
+        (
+            "`ns3-tcp-bulk duration_s=0.001 drain_s=0` (start-up, set-up and exit)",
+            &w.ns3_startup,
+            None,
+            "",
+        ),
+    ];
+    for (process, times, delivered, note) in rows {
+        let delivered = delivered.map_or_else(String::new, |b| format!("{:.2}", b as f64 / 1e6));
+        let _ = writeln!(
+            out,
+            "| {process} | {} | {delivered} | {note} |",
+            span(times)
+        );
+    }
     let _ = writeln!(
         out,
         "\n- ns-3 / harness median wall time: {:.2}x\n",
