@@ -75,7 +75,7 @@ struct Args {
     /// The harness binary --vs-ns3 runs (default: `harness` beside this binary, i.e. from
     /// `cargo build --release -p harness`).
     #[arg(long, value_name = "PATH")]
-    harness: Option<std::path::PathBuf>,
+    harness: Option<PathBuf>,
     /// Runs of each process for --vs-ns3 (after one untimed round); the median is reported.
     #[arg(long, default_value_t = 9, value_parser = clap::value_parser!(u64).range(1..=1000))]
     process_runs: u64,
@@ -108,6 +108,9 @@ fn wait_quiet(args: &Args) {
         std::thread::sleep(Duration::from_secs(15));
     }
 }
+
+/// The emulator scenario --vs-ns3 runs as whole processes (issue 18's).
+const WHOLE_PROCESS_SCENARIO: &str = "2mbps-per0.005-100s";
 
 /// The two programs --vs-ns3 runs, checked before anything is measured.
 fn whole_process_programs(args: &Args) -> Result<Option<(PathBuf, PathBuf)>, String> {
@@ -180,8 +183,8 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some((harness, ns3)) = &programs {
         let scenario = emulator_scenarios()
             .into_iter()
-            .next()
-            .expect("the 2 Mb/s scenario is the first");
+            .find(|s| s.name == WHOLE_PROCESS_SCENARIO)
+            .ok_or("the 2 Mb/s emulator scenario is missing")?;
         eprintln!(
             "whole processes: harness and ns-3 TCP, {} ...",
             scenario.description
