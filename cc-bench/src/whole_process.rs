@@ -174,7 +174,8 @@ pub fn ns3_tcp_arguments(scenario: &Scenario) -> Result<Vec<String>, WholeProces
 }
 
 /// Runs `harness run` of `scenario` and `ns3-tcp-bulk` of the same path `runs` times each,
-/// alternating (and `harness --version` as often), in `work_dir`.
+/// alternating, with each program's start-up alone as often (`harness --version`, a 1 ms ns-3
+/// run), after one untimed round; the scenario file and the harness's JSON go in `work_dir`.
 pub fn measure_whole_process(
     scenario: &Scenario,
     harness: &Path,
@@ -191,16 +192,19 @@ pub fn measure_whole_process(
     let file = work_dir.join(format!("{}.toml", scenario.name));
     std::fs::write(&file, harness_scenario(scenario)).map_err(io(&file))?;
     let json = work_dir.join(format!("{}.json", scenario.name));
-    let harness_run = |json: &Path| {
-        let mut command = Command::new(harness);
-        command
-            .arg("run")
-            .arg("--scenario")
-            .arg(&file)
-            .args(["--controllers", "newreno", "--jobs", "1", "--json"])
-            .arg(json);
-        command
-    };
+    let mut harness_run = Command::new(harness);
+    harness_run
+        .arg("run")
+        .arg("--scenario")
+        .arg(&file)
+        .args(["--controllers", "newreno", "--jobs", "1", "--json"])
+        .arg(&json);
+    let mut ns3_run = Command::new(ns3_tcp_bulk);
+    ns3_run.args(&ns3_args);
+    let mut ns3_startup_run = Command::new(ns3_tcp_bulk);
+    ns3_startup_run
+        .args(&ns3_args)
+        .args(["duration_s=0.001", "drain_s=0"]);
     let mut figures = WholeProcessFigures {
         scenario: scenario.clone(),
         harness: Vec::new(),
@@ -213,16 +217,12 @@ pub fn measure_whole_process(
     };
     // One untimed round first: page cache and dynamic loader warm for both.
     for round in 0..=runs {
-        let (wall, _) = timed(&mut harness_run(&json))?;
+        let (wall, _) = timed(&mut harness_run)?;
         let (startup, _) = timed(Command::new(harness).arg("--version"))?;
-        let (ns3_wall, stdout) = timed(Command::new(ns3_tcp_bulk).args(&ns3_args))?;
+        let (ns3_wall, stdout) = timed(&mut ns3_run)?;
         figures.ns3_bytes = field(&stdout, "rx_bytes", ns3_tcp_bulk)?;
         figures.ns3_events = field(&stdout, "events", ns3_tcp_bulk)?;
-        let (ns3_startup, _) = timed(
-            Command::new(ns3_tcp_bulk)
-                .args(&ns3_args)
-                .args(["duration_s=0.001", "drain_s=0"]),
-        )?;
+        let (ns3_startup, _) = timed(&mut ns3_startup_run)?;
         if round > 0 {
             figures.harness.push(wall);
             figures.harness_startup.push(startup);
