@@ -1,8 +1,10 @@
 //! With the `ns3` feature: compiles the C++ shim against Debian's ns-3 3.37 (include paths and
-//! link flags from pkg-config) and links two standalone programs: `ns3-reference`, the
-//! transparency test's yardstick (its path reaches the crate as `NS3_REFERENCE_BIN`), and
+//! link flags from pkg-config) and links three standalone programs: `ns3-reference`, the
+//! transparency test's yardstick (its path reaches the crate as `NS3_REFERENCE_BIN`),
 //! `ns3-tcp-bulk`, ns-3's TCP NewReno over a point-to-point path, the emulator's whole-process
-//! speed yardstick (`NS3_TCP_BULK_BIN`). Without the feature: nothing.
+//! speed yardstick (`NS3_TCP_BULK_BIN`), and `ns3-chain-tcp`, ns-3's TCP over an 802.11 chain
+//! built without the shim, the yardstick of the backend's TCP controllers
+//! (`NS3_CHAIN_TCP_BIN`). Without the feature: nothing.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -29,6 +31,7 @@ fn main() {
     println!("cargo:rerun-if-changed=cpp/shim.h");
     println!("cargo:rerun-if-changed=cpp/reference.cc");
     println!("cargo:rerun-if-changed=cpp/tcp_bulk.cc");
+    println!("cargo:rerun-if-changed=cpp/chain_tcp.cc");
     if std::env::var_os("CARGO_FEATURE_NS3").is_none() {
         return;
     }
@@ -79,6 +82,17 @@ fn main() {
         &tcp_bulk,
     );
     println!("cargo:rustc-env=NS3_TCP_BULK_BIN={}", tcp_bulk.display());
+
+    // ns-3's TCP over an 802.11 chain from ns-3's helpers alone: the backend's TCP yardstick.
+    let chain_tcp = out.join("ns3-chain-tcp");
+    link_program(
+        &build,
+        &includes,
+        &[Path::new("cpp/chain_tcp.cc")],
+        MODULES,
+        &chain_tcp,
+    );
+    println!("cargo:rustc-env=NS3_CHAIN_TCP_BIN={}", chain_tcp.display());
 }
 
 /// The ns-3 modules `ns3-tcp-bulk` links.

@@ -17,14 +17,17 @@
 #include "ns3/ns2-mobility-helper.h"
 #include "ns3/olsr-module.h"
 #include "ns3/propagation-module.h"
+#include "ns3/tcp-westwood.h"
 #include "ns3/traffic-control-module.h"
 #include "ns3/wifi-module.h"
 
 #include <cstring>
 #include <deque>
+#include <algorithm>
 #include <exception>
 #include <memory>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -39,6 +42,13 @@ constexpr uint64_t kFnvPrime = 0x100000001b3ULL;
 // the first background flow's port.
 constexpr uint16_t kFirstPort = 40001;
 constexpr uint16_t kBackgroundPort = 9000;
+// The sink port of TCP flow 0 (flow f listens on kFirstTcpPort + f).
+constexpr uint16_t kFirstTcpPort = 50001;
+// RTT samples kept per TCP flow: bounds a flow's memory (a 60 s flow on a chain takes a few
+// thousand; past the cap samples are counted, not kept).
+constexpr size_t kMaxRttSamples = 1 << 20;
+// IP protocol number of TCP.
+constexpr uint8_t kTcpProtocol = 6;
 
 // Rides on every datagram of the QUIC endpoints: its pair and direction, and the forwarders it
 // crossed (a count and an FNV-1a hash of their node ids), so drops can be attributed to a
@@ -104,6 +114,18 @@ struct Delivered
     std::vector<uint8_t> data;
 };
 
+// One of ns-3's own TCP flows (ns3_tcp_bulk).
+struct TcpFlow
+{
+    uint32_t pair = 0;
+    Ptr<BulkSendApplication> source;
+    Ns3TcpFlowStats stats{};
+    // The end of the highest sequence sent so far: a data segment below it is a retransmission.
+    SequenceNumber32 high_tx{0};
+    bool sent_any = false;
+    std::vector<int64_t> rtt_ns;
+};
+
 // The one simulation of this process (ns-3's simulator is a singleton too).
 struct State
 {
@@ -124,6 +146,12 @@ struct State
     Ns3Stats stats;
     // Per pair: the geometric samples at which its route state changed (time, up).
     std::vector<std::vector<std::pair<int64_t, uint8_t>>> route_changes;
+    // Per direction, per pair: the last delivery (epoch_ns before the first) and the longest
+    // gap between two deliveries so far.
+    int64_t epoch_ns = 0;
+    std::vector<int64_t> last_delivery[2];
+    std::vector<int64_t> longest_gap[2];
+    std::vector<TcpFlow> tcp_flows;
 };
 
 std::unique_ptr<State> g;
@@ -139,12 +167,39 @@ DirectionOf(Ptr<const Packet> packet)
     return &g->stats.direction[tag.direction];
 }
 
+// Counts one of the endpoints' datagrams delivered at `endpoint` (the sender is the other side):
+// the direction's tallies, hops and path, and the pair's delivery gap.
+void
+CountDelivery(uint32_t endpoint, uint32_t bytes, const PathTag* tag)
+{
+    uint32_t direction = 1 - endpoint % 2;
+    uint32_t pair = endpoint / 2;
+    Ns3DirectionStats& dir = g->stats.direction[direction];
+    dir.delivered += 1;
+    dir.delivered_bytes += bytes;
+    int64_t now = Simulator::Now().GetNanoSeconds();
+    int64_t& last = g->last_delivery[direction][pair];
+    g->longest_gap[direction][pair] = std::max(g->longest_gap[direction][pair], now - last);
+    last = now;
+    if (tag)
+    {
+        uint32_t hops = uint32_t(tag->forwarders) + 1;
+        dir.hops_sum += hops;
+        dir.hops_samples += 1;
+        if (g->have_last_path[endpoint] && g->last_path[endpoint] != tag->path_hash)
+        {
+            dir.route_changes += 1;
+        }
+        g->last_path[endpoint] = tag->path_hash;
+        g->have_last_path[endpoint] = true;
+    }
+}
+
 void
 OnRecv(uint32_t endpoint, Ptr<Socket> socket)
 {
     Ptr<Packet> packet;
     Address from;
-    uint32_t side = endpoint % 2;
     while ((packet = socket->RecvFrom(from)))
     {
         Delivered d;
@@ -155,23 +210,13 @@ OnRecv(uint32_t endpoint, Ptr<Socket> socket)
         d.hops = 0;
         d.index = 0;
         PathTag tag;
-        // The sender's direction is the other side.
-        Ns3DirectionStats& dir = g->stats.direction[1 - side];
-        dir.delivered += 1;
-        dir.delivered_bytes += d.data.size();
-        if (packet->PeekPacketTag(tag))
+        bool tagged = packet->PeekPacketTag(tag);
+        if (tagged)
         {
             d.index = tag.index;
             d.hops = uint32_t(tag.forwarders) + 1;
-            dir.hops_sum += d.hops;
-            dir.hops_samples += 1;
-            if (g->have_last_path[endpoint] && g->last_path[endpoint] != tag.path_hash)
-            {
-                dir.route_changes += 1;
-            }
-            g->last_path[endpoint] = tag.path_hash;
-            g->have_last_path[endpoint] = true;
         }
+        CountDelivery(endpoint, uint32_t(d.data.size()), tagged ? &tag : nullptr);
         g->delivered.push_back(std::move(d));
     }
 }
@@ -274,6 +319,188 @@ OnArpDrop(Ptr<const Packet> packet)
     if (Ns3DirectionStats* dir = DirectionOf(packet))
     {
         dir->drop_other += 1;
+    }
+}
+
+// The endpoint whose node and address send `header`'s packet to its pair's other endpoint, or
+// -1 (routing, ARP, background and the AODV loopback copies are none of the endpoints').
+int64_t
+EndpointOf(uint32_t node, const Ipv4Header& header)
+{
+    for (uint32_t e = 0; e < g->endpoint_node.size(); ++e)
+    {
+        if (g->endpoint_node[e] == node && g->addresses[e] == header.GetSource() &&
+            g->addresses[e ^ 1] == header.GetDestination())
+        {
+            return e;
+        }
+    }
+    return -1;
+}
+
+// ns-3's TCP segments leaving an endpoint's node: tagged as the QUIC datagrams are in DoSend, so
+// drops, forwarders and deliveries are counted the same way. Ipv4L3Protocol::Send copies the
+// packet after this trace, tags included.
+void
+OnTcpSendOutgoing(uint32_t node, const Ipv4Header& header, Ptr<const Packet> packet, uint32_t)
+{
+    PathTag tag;
+    if (header.GetProtocol() != kTcpProtocol || packet->PeekPacketTag(tag))
+    {
+        return;
+    }
+    int64_t endpoint = EndpointOf(node, header);
+    if (endpoint < 0)
+    {
+        return;
+    }
+    tag.direction = uint8_t(endpoint % 2);
+    tag.pair = uint32_t(endpoint / 2);
+    ConstCast<Packet>(packet)->AddPacketTag(tag);
+    Ns3DirectionStats& dir = g->stats.direction[tag.direction];
+    dir.offered += 1;
+    dir.offered_bytes += packet->GetSize();
+}
+
+void
+OnTcpLocalDeliver(uint32_t node, const Ipv4Header& header, Ptr<const Packet> packet, uint32_t)
+{
+    PathTag tag;
+    if (header.GetProtocol() != kTcpProtocol || !packet->PeekPacketTag(tag) || tag.direction > 1)
+    {
+        return;
+    }
+    uint32_t receiver = tag.pair * 2 + (1 - tag.direction);
+    if (receiver >= g->endpoint_node.size() || g->endpoint_node[receiver] != node)
+    {
+        return;
+    }
+    CountDelivery(receiver, packet->GetSize(), &tag);
+}
+
+void
+OnTcpSinkRx(uint32_t flow, Ptr<const Packet> packet, const Address&)
+{
+    Ns3TcpFlowStats& stats = g->tcp_flows[flow].stats;
+    int64_t now = Simulator::Now().GetNanoSeconds();
+    stats.rx_bytes += packet->GetSize();
+    if (stats.first_rx_ns < 0)
+    {
+        stats.first_rx_ns = now;
+    }
+    stats.last_rx_ns = now;
+}
+
+void
+OnTcpTx(uint32_t flow, Ptr<const Packet> packet, const TcpHeader& header, Ptr<const TcpSocketBase>)
+{
+    if (packet->GetSize() == 0)
+    {
+        return; // a pure ACK, SYN or FIN
+    }
+    TcpFlow& f = g->tcp_flows[flow];
+    f.stats.segments_sent += 1;
+    f.stats.bytes_sent += packet->GetSize();
+    SequenceNumber32 end = header.GetSequenceNumber() + packet->GetSize();
+    if (f.sent_any && header.GetSequenceNumber() < f.high_tx)
+    {
+        f.stats.retransmissions += 1;
+    }
+    if (!f.sent_any || end > f.high_tx)
+    {
+        f.high_tx = end;
+    }
+    f.sent_any = true;
+}
+
+void
+OnTcpCongState(uint32_t flow, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now)
+{
+    Ns3TcpFlowStats& stats = g->tcp_flows[flow].stats;
+    if (now == TcpSocketState::CA_LOSS)
+    {
+        stats.timeouts += 1;
+    }
+    else if (now == TcpSocketState::CA_RECOVERY)
+    {
+        stats.fast_recoveries += 1;
+    }
+}
+
+void
+OnTcpRtt(uint32_t flow, Time, Time rtt)
+{
+    TcpFlow& f = g->tcp_flows[flow];
+    f.stats.rtt_samples += 1;
+    if (f.rtt_ns.size() < kMaxRttSamples)
+    {
+        f.rtt_ns.push_back(rtt.GetNanoSeconds());
+    }
+}
+
+// Runs just after flow `flow`'s sender started (BulkSend creates its socket then): connects the
+// socket's traces.
+void
+HookTcpSender(uint32_t flow)
+{
+    Ptr<TcpSocketBase> socket = DynamicCast<TcpSocketBase>(g->tcp_flows[flow].source->GetSocket());
+    if (!socket)
+    {
+        return;
+    }
+    socket->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTcpTx, flow));
+    socket->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnTcpCongState, flow));
+    socket->TraceConnectWithoutContext("RTT", MakeBoundCallback(&OnTcpRtt, flow));
+}
+
+void
+InstallTcp(const Ns3TcpBulk& bulk)
+{
+    static const char* const variants[] = {"ns3::TcpNewReno", "ns3::TcpCubic", "ns3::TcpVegas", "ns3::TcpWestwood", "ns3::TcpWestwood"};
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(bulk.segment_bytes));
+    Config::SetDefault("ns3::TcpWestwood::ProtocolType",
+                       EnumValue(bulk.variant == NS3_TCP_WESTWOODPLUS ? TcpWestwood::WESTWOODPLUS : TcpWestwood::WESTWOOD));
+    TypeId socketType = TypeId::LookupByName(variants[bulk.variant]);
+    uint32_t pairs = uint32_t(g->endpoint_node.size() / 2);
+    for (uint32_t e = 0; e < g->endpoint_node.size(); ++e)
+    {
+        Ptr<Node> node = g->nodes.Get(g->endpoint_node[e]);
+        Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+        tcp->SetAttribute("SocketType", TypeIdValue(socketType));
+        // RFC 6582's NewReno recovery, as RFC 9002's QUIC recovery (ns-3's default is PRR).
+        tcp->SetAttribute("RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+        Ptr<Ipv4L3Protocol> ip = node->GetObject<Ipv4L3Protocol>();
+        ip->TraceConnectWithoutContext("SendOutgoing", MakeBoundCallback(&OnTcpSendOutgoing, g->endpoint_node[e]));
+        ip->TraceConnectWithoutContext("LocalDeliver", MakeBoundCallback(&OnTcpLocalDeliver, g->endpoint_node[e]));
+    }
+    for (uint32_t pair = 0; pair < pairs; ++pair)
+    {
+        for (uint32_t k = 0; k < bulk.flows_per_pair; ++k)
+        {
+            uint32_t flow = uint32_t(g->tcp_flows.size());
+            uint16_t port = uint16_t(kFirstTcpPort + flow);
+            Ptr<Node> source = g->nodes.Get(g->endpoint_node[pair * 2]);
+            Ptr<Node> sink = g->nodes.Get(g->endpoint_node[pair * 2 + 1]);
+            BulkSendHelper sender("ns3::TcpSocketFactory", InetSocketAddress(g->addresses[pair * 2 + 1], port));
+            sender.SetAttribute("MaxBytes", UintegerValue(bulk.max_bytes));
+            sender.SetAttribute("SendSize", UintegerValue(bulk.segment_bytes));
+            ApplicationContainer sent = sender.Install(source);
+            sent.Start(NanoSeconds(bulk.start_ns[flow]));
+            sent.Stop(NanoSeconds(bulk.stop_ns));
+            PacketSinkHelper receiver("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+            ApplicationContainer received = receiver.Install(sink);
+            received.Start(Seconds(0.0));
+            TcpFlow f;
+            f.pair = pair;
+            f.source = DynamicCast<BulkSendApplication>(sent.Get(0));
+            f.stats.pair = pair;
+            f.stats.first_rx_ns = -1;
+            f.stats.last_rx_ns = -1;
+            g->tcp_flows.push_back(std::move(f));
+            received.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnTcpSinkRx, flow));
+            // After the application's own start event at the same time, which creates the socket.
+            Simulator::Schedule(NanoSeconds(bulk.start_ns[flow] + 1) - Simulator::Now(), &HookTcpSender, flow);
+        }
     }
 }
 
@@ -591,6 +818,10 @@ Build(const Ns3Scenario& sc)
     // dropped meanwhile), and how many packets wait for an answer.
     Config::SetDefault("ns3::ArpCache::DeadTimeout", TimeValue(NanoSeconds(sc.arp_dead_timeout_ns)));
     Config::SetDefault("ns3::ArpCache::PendingQueueSize", UintegerValue(sc.arp_pending_packets));
+    // AODV's gratuitous RREP to the destination when an intermediate node answers a RREQ; with
+    // ns-3 3.37's RecvRequest it can route the destination through a node without a valid
+    // route back (NS3.md, pitfalls: the AODV black hole).
+    Config::SetDefault("ns3::aodv::RoutingProtocol::GratuitousReply", BooleanValue(sc.aodv_gratuitous_reply != 0));
 
     g = std::make_unique<State>();
     std::memset(&g->stats, 0, sizeof(g->stats));
@@ -598,6 +829,7 @@ Build(const Ns3Scenario& sc)
     g->propagation = sc.propagation;
     g->range_m = sc.range_m;
     g->sample_ns = sc.sample_ns;
+    g->epoch_ns = sc.epoch_ns;
 
     g->nodes.Create(sc.nodes);
     int64_t stream = InstallMobility(sc, 0);
@@ -636,6 +868,11 @@ Build(const Ns3Scenario& sc)
     }
     g->last_path.assign(g->endpoint_node.size(), 0);
     g->route_changes.resize(sc.pair_count);
+    for (int direction = 0; direction < 2; ++direction)
+    {
+        g->last_delivery[direction].assign(sc.pair_count, sc.epoch_ns);
+        g->longest_gap[direction].assign(sc.pair_count, 0);
+    }
     g->have_last_path.assign(g->endpoint_node.size(), false);
     if (sc.propagation == NS3_PROP_RANGE && sc.sample_ns > 0)
     {
@@ -736,7 +973,17 @@ ns3_stats(Ns3Stats* out)
         return;
     }
     g->stats.events = Simulator::GetEventCount();
-    g->stats.now_ns = Simulator::Now().GetNanoSeconds();
+    int64_t now = Simulator::Now().GetNanoSeconds();
+    g->stats.now_ns = now;
+    for (int direction = 0; direction < 2; ++direction)
+    {
+        int64_t longest = 0;
+        for (size_t pair = 0; pair < g->last_delivery[direction].size(); ++pair)
+        {
+            longest = std::max({longest, g->longest_gap[direction][pair], now - g->last_delivery[direction][pair]});
+        }
+        g->stats.direction[direction].max_gap_ns = longest;
+    }
     *out = g->stats;
 }
 
@@ -754,6 +1001,69 @@ ns3_route_changes(uint32_t pair, int64_t* at_ns, uint8_t* up, uint32_t cap)
         up[i] = changes[i].second;
     }
     return uint32_t(changes.size());
+}
+
+int
+ns3_tcp_bulk(const Ns3TcpBulk* bulk, char* err, size_t err_len)
+{
+    try
+    {
+        if (!g || !bulk || bulk->variant > NS3_TCP_WESTWOODPLUS || bulk->flows_per_pair == 0 || !bulk->start_ns)
+        {
+            throw std::invalid_argument("ns3_tcp_bulk: no simulation, or an invalid flow description");
+        }
+        if (uint64_t(bulk->start_count) != uint64_t(g->endpoint_node.size() / 2) * bulk->flows_per_pair)
+        {
+            throw std::invalid_argument("ns3_tcp_bulk: one start time per flow of every pair is needed");
+        }
+        if (!g->tcp_flows.empty())
+        {
+            throw std::invalid_argument("ns3_tcp_bulk: the TCP flows are already installed");
+        }
+        InstallTcp(*bulk);
+        return 0;
+    }
+    catch (const std::exception& e)
+    {
+        if (err && err_len > 0)
+        {
+            std::strncpy(err, e.what(), err_len - 1);
+            err[err_len - 1] = '\0';
+        }
+        return -1;
+    }
+}
+
+uint32_t
+ns3_tcp_flow_count(void)
+{
+    return g ? uint32_t(g->tcp_flows.size()) : 0;
+}
+
+int
+ns3_tcp_flow(uint32_t flow, Ns3TcpFlowStats* out)
+{
+    if (!g || flow >= g->tcp_flows.size())
+    {
+        return 0;
+    }
+    *out = g->tcp_flows[flow].stats;
+    return 1;
+}
+
+uint32_t
+ns3_tcp_rtt(uint32_t flow, int64_t* out, uint32_t cap)
+{
+    if (!g || flow >= g->tcp_flows.size())
+    {
+        return 0;
+    }
+    const auto& samples = g->tcp_flows[flow].rtt_ns;
+    for (size_t i = 0; i < samples.size() && i < cap; ++i)
+    {
+        out[i] = samples[i];
+    }
+    return uint32_t(samples.size());
 }
 
 int64_t

@@ -71,6 +71,8 @@ typedef struct {
     double bit_error_rate;  // per received bit, every frame at every node (0: none)
     int64_t arp_dead_timeout_ns;   // how long a failed ARP resolution blocks its neighbour
     uint32_t arp_pending_packets;  // packets held per neighbour while ARP resolves it
+    int32_t aodv_gratuitous_reply; // AODV's GratuitousReply (ns-3's default: 1)
+    int64_t epoch_ns;              // when the endpoints start: the origin of the delivery gaps
 } Ns3Scenario;
 
 // One direction's accounting over every pair: A->B is index 0, B->A index 1.
@@ -88,6 +90,8 @@ typedef struct {
     uint64_t hops_sum;         // over delivered datagrams whose path was traced
     uint64_t hops_samples;
     uint64_t route_changes;    // delivered datagrams whose forwarding path differed from the previous one's
+    int64_t max_gap_ns;        // the longest time any pair went without a delivery in this
+                               // direction, from epoch_ns up to now (the final gap included)
 } Ns3DirectionStats;
 
 typedef struct {
@@ -113,6 +117,36 @@ typedef struct {
     uint32_t reserved;
 } Ns3Delivery;
 
+// ns-3's own TCP between every pair (instead of the Rust side's datagrams).
+enum { NS3_TCP_NEWRENO = 0, NS3_TCP_CUBIC = 1, NS3_TCP_VEGAS = 2, NS3_TCP_WESTWOOD = 3, NS3_TCP_WESTWOODPLUS = 4 };
+
+// Bulk TCP flows: on every pair, flows_per_pair BulkSend applications on the source node, each
+// to a PacketSink of its own on the sink node.
+typedef struct {
+    uint32_t variant;          // NS3_TCP_*
+    uint32_t segment_bytes;    // TcpSocket::SegmentSize
+    uint32_t flows_per_pair;   // >= 1
+    uint32_t start_count;      // pair_count * flows_per_pair
+    const int64_t* start_ns;   // each flow's start (absolute ns-3 time), flow = pair * flows_per_pair + k
+    int64_t stop_ns;           // when every sender stops
+    uint64_t max_bytes;        // per flow; 0: unbounded
+} Ns3TcpBulk;
+
+// One TCP flow, as its sender and its sink saw it.
+typedef struct {
+    uint32_t pair;
+    uint32_t reserved;
+    uint64_t rx_bytes;         // application bytes the sink received
+    int64_t first_rx_ns;       // -1: none
+    int64_t last_rx_ns;        // -1: none
+    uint64_t segments_sent;    // data segments the sender transmitted (retransmissions included)
+    uint64_t bytes_sent;       // their payload bytes
+    uint64_t retransmissions;  // data segments sent again
+    uint64_t timeouts;         // entries into CA_LOSS (retransmission timeouts)
+    uint64_t fast_recoveries;  // entries into CA_RECOVERY
+    uint64_t rtt_samples;      // samples of ns-3's RTT trace kept (ns3_tcp_rtt)
+} Ns3TcpFlowStats;
+
 // Builds the scenario. Returns 0, or -1 with a message in err.
 int ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len);
 // Schedules a datagram from `endpoint` (pair * 2 + side) to the other endpoint of its pair at
@@ -131,6 +165,15 @@ void ns3_stats(Ns3Stats* out);
 // joined the pair, 0: none), and returns how many there are.
 uint32_t ns3_route_changes(uint32_t pair, int64_t* at_ns, uint8_t* up, uint32_t cap);
 int64_t ns3_now(void);
+// Installs ns-3's TCP flows (after ns3_create, before any ns3_run_until). Returns 0, or -1 with
+// a message in err.
+int ns3_tcp_bulk(const Ns3TcpBulk* bulk, char* err, size_t err_len);
+// The number of TCP flows (pair-major: flow = pair * flows_per_pair + k).
+uint32_t ns3_tcp_flow_count(void);
+// Flow `flow`'s statistics. Returns 1, or 0 for no such flow.
+int ns3_tcp_flow(uint32_t flow, Ns3TcpFlowStats* out);
+// Copies up to cap of flow `flow`'s RTT samples (ns) into out; returns how many it has.
+uint32_t ns3_tcp_rtt(uint32_t flow, int64_t* out, uint32_t cap);
 // Tears the simulation down (Simulator::Destroy and ns-3's global registries).
 void ns3_destroy(void);
 

@@ -57,6 +57,15 @@ pub struct Ns3Config {
     /// ARP, which every IP hop resolves its next hop with (default: ns-3's).
     #[serde(skip_serializing_if = "ArpConfig::is_default")]
     pub arp: ArpConfig,
+    /// AODV's settings (unused with another routing protocol). The default closes ns-3 3.37's AODV
+    /// black hole ([`AodvConfig::gratuitous_reply`] false); a config written without this
+    /// table (every result file from before it existed) reads as ns-3's stock AODV, which is
+    /// what those runs used, and stock AODV is written as no table, so their run ids stay.
+    #[serde(
+        default = "AodvConfig::stock",
+        skip_serializing_if = "AodvConfig::is_stock"
+    )]
+    pub aodv: AodvConfig,
     /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
     /// A warm-up for proactive routing: OLSR needs a few seconds of HELLO and TC messages
     /// before it has routes.
@@ -88,6 +97,7 @@ impl Default for Ns3Config {
             sources: 1,
             background: Vec::new(),
             arp: ArpConfig::default(),
+            aodv: AodvConfig::default(),
             start: Duration::ZERO,
             step: Duration::from_millis(1),
             route_sample: Duration::from_millis(100),
@@ -282,6 +292,48 @@ impl ArpConfig {
     // Keeps configs that do not set ARP serialized (and so the harness's run ids) as before.
     fn is_default(&self) -> bool {
         *self == Self::default()
+    }
+}
+
+/// AODV on every node (ns-3's `ns3::aodv::RoutingProtocol`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct AodvConfig {
+    /// An intermediate node that answers a route request from its own table also sends a
+    /// gratuitous route reply to the destination (ns-3's `GratuitousReply`; ns-3's default is
+    /// true, this crate's false).
+    ///
+    /// In ns-3 3.37 this opens a black hole: `RecvRequest` refreshes a node's *invalid* route
+    /// to the request's originator without marking it valid, so the destination's reverse
+    /// traffic (the ACKs) can be routed through a node that then drops every packet of it
+    /// ("no route") and answers with a route error, and every retransmission repeats the
+    /// cycle. Seen as stalls of tens of seconds on static chains and whole runs without a
+    /// delivery on the MANET (netsim-ns3's README, "The AODV black hole"); `false` closes it:
+    /// the destination then learns its route back from the originator's request alone.
+    pub gratuitous_reply: bool,
+}
+
+impl Default for AodvConfig {
+    /// The black hole closed: no gratuitous replies.
+    fn default() -> Self {
+        Self {
+            gratuitous_reply: false,
+        }
+    }
+}
+
+impl AodvConfig {
+    /// ns-3 3.37's stock AODV (gratuitous replies on), as every run before this setting used.
+    pub fn stock() -> Self {
+        Self {
+            gratuitous_reply: true,
+        }
+    }
+
+    // Stock AODV is written as no table, so configs from before this setting serialize (and
+    // the harness's run ids hash) as they did.
+    fn is_stock(&self) -> bool {
+        *self == Self::stock()
     }
 }
 

@@ -16,6 +16,9 @@
 //!   every pair) and the harness run over it unchanged.
 //! - [`Session`]: the low-level lock-step API (send at a time, run to a time, pop deliveries).
 //! - [`FixedWindow`]: a fixed-window sender, to measure the 802.11 multi-hop chain effect.
+//! - [`TcpBulk`]: ns-3's own TCP (NewReno, Cubic, Vegas, Westwood, Westwood+) between the
+//!   same pairs instead of the QUIC endpoints ([`Session::install_tcp`]): the papers' own
+//!   protocol in the same network, a yardstick no one here wrote.
 //! - [`Ns3Stats`]: what ns-3 did: deliveries, drops by reason (MAC retry limit, interface
 //!   queue, no route, routing buffer), hops, route changes, MAC retransmissions, geometric
 //!   route availability.
@@ -63,16 +66,18 @@ mod ffi;
 mod medium;
 mod session;
 mod stats;
+mod tcp;
 mod trace;
 mod window_probe;
 
 pub use config::{
-    ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
+    AodvConfig, ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
     Propagation, Routing, Standard, Topology, WifiConfig,
 };
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
+pub use tcp::{MAX_FLOWS_PER_PAIR, MAX_SEGMENT_BYTES, TcpBulk, TcpFlowReport, TcpVariant};
 pub use window_probe::{FixedWindow, WindowReport};
 
 /// Whether this build has ns-3 (the `ns3` feature).
@@ -89,6 +94,16 @@ pub const NS3_VERSION: Option<&str> = option_env!("NS3_VERSION");
 /// `run`; it prints `rx_bytes=N` and `events=N`, and exits 2 naming a bad key or value.
 /// `None` without the feature.
 pub const TCP_BULK_PROGRAM: Option<&str> = option_env!("NS3_TCP_BULK_BIN");
+
+/// With the `ns3` feature, the path of `ns3-chain-tcp` (`cpp/chain_tcp.cc`, built by build.rs):
+/// ns-3's own TCP over a static 802.11b chain as [`Ns3Config::chain`] builds it, written from
+/// ns-3's helpers without this crate's shim, the yardstick of [`Session::install_tcp`]: the same
+/// chain and seed must deliver the same bytes. Its arguments are `key=value`: `hops`, `run`,
+/// `duration_s`, `start_s`, `segment`, `queue`, `spacing`, `range`, `gratuitous` (AODV's flag,
+/// 0 or 1), `variant` (`newreno`, `cubic`, `vegas`, `westwood`, `westwoodplus`); it prints
+/// `rx_bytes=N` and `events=N`, and exits 2 naming a bad key or value. `None` without the
+/// feature.
+pub const CHAIN_TCP_PROGRAM: Option<&str> = option_env!("NS3_CHAIN_TCP_BIN");
 
 /// What can go wrong building or running a simulation.
 #[derive(Debug, thiserror::Error)]

@@ -19,14 +19,12 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
-use netsim::{
-    DirectionAccounting, DirectionId, LinkAccounting, Medium, MediumDelivery, Offered, Side, Tally,
-};
+use netsim::{DirectionId, LinkAccounting, Medium, MediumDelivery, Offered, Side};
 
 use crate::Error;
 use crate::config::Ns3Config;
 use crate::session::{Delivered, Session};
-use crate::stats::{Ns3DirectionStats, Ns3Stats};
+use crate::stats::Ns3Stats;
 
 /// The simulation the pairs' media share, with the deliveries each pair has not collected.
 #[derive(Debug)]
@@ -136,30 +134,6 @@ fn sender(direction: DirectionId) -> (Side, usize) {
 /// hold while datagrams are in flight. There is no physical limit (`capacity_bytes` is 0):
 /// an 802.11 network's capacity depends on the traffic itself. `up_seconds` is the share of
 /// route-availability samples that had a path, times the elapsed time.
-fn accounting_of(stats: &Ns3DirectionStats, elapsed: f64, up_fraction: f64) -> DirectionAccounting {
-    let mut accounting = DirectionAccounting {
-        offered: stats.offered,
-        delivered: stats.delivered,
-        elapsed_seconds: elapsed,
-        up_seconds: up_fraction * elapsed,
-        ..DirectionAccounting::default()
-    };
-    let drops = &stats.drops;
-    accounting.dropped.queue = Tally {
-        datagrams: drops.mac_queue,
-        bytes: 0,
-    };
-    accounting.dropped.breakage = Tally {
-        datagrams: drops.mac_retry
-            + drops.no_route
-            + drops.routing_buffer
-            + drops.ttl
-            + drops.other,
-        bytes: 0,
-    };
-    accounting
-}
-
 impl Medium for Ns3Medium {
     fn offer(&mut self, direction: DirectionId, now: Duration, data: &[u8]) -> Offered {
         let (side, slot) = sender(direction);
@@ -202,8 +176,8 @@ impl Medium for Ns3Medium {
         let up = stats.route_available.unwrap_or(0.0);
         LinkAccounting {
             seed: self.seed,
-            a_to_b: accounting_of(&stats.a_to_b, elapsed, up),
-            b_to_a: accounting_of(&stats.b_to_a, elapsed, up),
+            a_to_b: stats.a_to_b.accounting(elapsed, up),
+            b_to_a: stats.b_to_a.accounting(elapsed, up),
         }
     }
 

@@ -76,13 +76,13 @@ pub struct Delivered {
 /// sink node. Times are ns-3's, from 0.
 #[derive(Debug)]
 pub struct Session {
-    live: Live,
+    pub(crate) live: Live,
     buf: Vec<u8>,
     // Declared last: released after `Drop::drop` has destroyed the simulation.
     _token: ProcessToken,
 }
 
-fn nanos(d: Duration) -> i64 {
+pub(crate) fn nanos(d: Duration) -> i64 {
     i64::try_from(d.as_nanos()).unwrap_or(i64::MAX)
 }
 
@@ -398,6 +398,8 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         bit_error_rate: config.wifi.bit_error_rate,
         arp_dead_timeout_ns: nanos(config.arp.dead_timeout),
         arp_pending_packets: config.arp.pending_packets,
+        aodv_gratuitous_reply: i32::from(config.aodv.gratuitous_reply),
+        epoch_ns: nanos(config.start),
     };
     Ok((scenario, strings))
 }

@@ -1,6 +1,6 @@
 //! What ns-3 did with the endpoints' datagrams, and with the network, as ns-3 reports it.
 
-use netsim::Tally;
+use netsim::{DirectionAccounting, Tally};
 use serde::{Deserialize, Serialize};
 
 use crate::ffi;
@@ -54,6 +54,12 @@ pub struct Ns3DirectionStats {
     pub mean_hops: Option<f64>,
     /// Delivered datagrams whose forwarding path differed from the previous one's.
     pub route_changes: u64,
+    /// The longest time, in seconds, any pair went without a delivery in this direction: from
+    /// the link epoch ([`crate::Ns3Config::start`]) to the snapshot, the final gap included.
+    /// A stall of tens of seconds on a static chain is AODV's black hole
+    /// ([`crate::AodvConfig::gratuitous_reply`]). 0 in results written before it existed.
+    #[serde(default)]
+    pub max_gap_s: f64,
 }
 
 /// A snapshot of one simulation.
@@ -83,6 +89,31 @@ pub struct Ns3Stats {
     pub simulated_s: f64,
 }
 
+impl Ns3DirectionStats {
+    /// As netsim's accounting of a direction over `elapsed` seconds with the path up for
+    /// `up_fraction` of them: interface-queue drops are `queue`, every other ns-3 drop is
+    /// `breakage` (byte counts of drops are not traced).
+    pub fn accounting(&self, elapsed: f64, up_fraction: f64) -> DirectionAccounting {
+        let mut accounting = DirectionAccounting {
+            offered: self.offered,
+            delivered: self.delivered,
+            elapsed_seconds: elapsed,
+            up_seconds: up_fraction * elapsed,
+            ..DirectionAccounting::default()
+        };
+        let drops = &self.drops;
+        accounting.dropped.queue = Tally {
+            datagrams: drops.mac_queue,
+            bytes: 0,
+        };
+        accounting.dropped.breakage = Tally {
+            datagrams: drops.total() - drops.mac_queue,
+            bytes: 0,
+        };
+        accounting
+    }
+}
+
 fn direction(raw: &ffi::Ns3DirectionStats) -> Ns3DirectionStats {
     let drops = Ns3Drops {
         mac_retry: raw.drop_mac_retry,
@@ -108,6 +139,7 @@ fn direction(raw: &ffi::Ns3DirectionStats) -> Ns3DirectionStats {
         drops,
         mean_hops: (raw.hops_samples > 0).then(|| raw.hops_sum as f64 / raw.hops_samples as f64),
         route_changes: raw.route_changes,
+        max_gap_s: raw.max_gap_ns.max(0) as f64 * 1e-9,
     }
 }
 

@@ -3,7 +3,7 @@
 //! (`#[repr(C)]`).
 //!
 //! Why FFI at all: ns-3 is a C++ library with no Rust bindings; the shim keeps the surface to
-//! eight C functions over plain data. Why these calls are sound:
+//! twelve C functions over plain data. Why these calls are sound:
 //! - pointers passed in (scenario, strings, datagram bytes, output structs and buffers) are
 //!   valid for the duration of the call and the shim copies what it keeps;
 //! - the shim catches C++ exceptions at its boundary (`ns3_create`) and the other calls do not
@@ -69,6 +69,8 @@ pub(crate) struct Ns3Scenario {
     pub bit_error_rate: f64,
     pub arp_dead_timeout_ns: i64,
     pub arp_pending_packets: u32,
+    pub aodv_gratuitous_reply: i32,
+    pub epoch_ns: i64,
 }
 
 #[repr(C)]
@@ -94,6 +96,7 @@ pub(crate) struct Ns3DirectionStats {
     pub hops_sum: u64,
     pub hops_samples: u64,
     pub route_changes: u64,
+    pub max_gap_ns: i64,
 }
 
 #[repr(C)]
@@ -120,6 +123,34 @@ pub(crate) struct Ns3Delivery {
     pub index: u64,
     pub hops: u32,
     pub reserved: u32,
+}
+
+#[repr(C)]
+#[derive(Debug)]
+pub(crate) struct Ns3TcpBulk {
+    pub variant: u32,
+    pub segment_bytes: u32,
+    pub flows_per_pair: u32,
+    pub start_count: u32,
+    pub start_ns: *const i64,
+    pub stop_ns: i64,
+    pub max_bytes: u64,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub(crate) struct Ns3TcpFlowStats {
+    pub pair: u32,
+    pub reserved: u32,
+    pub rx_bytes: u64,
+    pub first_rx_ns: i64,
+    pub last_rx_ns: i64,
+    pub segments_sent: u64,
+    pub bytes_sent: u64,
+    pub retransmissions: u64,
+    pub timeouts: u64,
+    pub fast_recoveries: u64,
+    pub rtt_samples: u64,
 }
 
 /// The strings and flows a scenario points to, kept alive across `create`.

@@ -4,7 +4,7 @@
 
 use std::ffi::c_char;
 
-use super::{Ns3Delivery, Ns3Scenario, Ns3Stats, ScenarioStrings};
+use super::{Ns3Delivery, Ns3Scenario, Ns3Stats, Ns3TcpBulk, Ns3TcpFlowStats, ScenarioStrings};
 
 /// Proof that a simulation is alive (held by [`crate::session::Session`]).
 #[derive(Debug)]
@@ -19,6 +19,10 @@ unsafe extern "C" {
     fn ns3_stats(out: *mut Ns3Stats);
     fn ns3_route_changes(pair: u32, at_ns: *mut i64, up: *mut u8, cap: u32) -> u32;
     fn ns3_now() -> i64;
+    fn ns3_tcp_bulk(bulk: *const Ns3TcpBulk, err: *mut c_char, err_len: usize) -> i32;
+    fn ns3_tcp_flow_count() -> u32;
+    fn ns3_tcp_flow(flow: u32, out: *mut Ns3TcpFlowStats) -> i32;
+    fn ns3_tcp_rtt(flow: u32, out: *mut i64, cap: u32) -> u32;
     fn ns3_destroy();
 }
 
@@ -98,6 +102,45 @@ pub(crate) fn route_changes(_live: &Live, pair: u32) -> Vec<(i64, bool)> {
     let copied = unsafe { ns3_route_changes(pair, at.as_mut_ptr(), up.as_mut_ptr(), count) };
     at.truncate(copied.min(count) as usize);
     at.into_iter().zip(up).map(|(t, u)| (t, u != 0)).collect()
+}
+
+/// Installs ns-3's TCP flows; `starts` holds every flow's start time, pair-major.
+pub(crate) fn tcp_bulk(_live: &Live, mut bulk: Ns3TcpBulk, starts: &[i64]) -> Result<(), String> {
+    bulk.start_ns = starts.as_ptr();
+    bulk.start_count = u32::try_from(starts.len()).unwrap_or(u32::MAX);
+    let mut err = vec![0u8; 512];
+    // SAFETY: `bulk` is valid and its `start_ns` points to `start_count` times (`starts`,
+    // alive for this call; the shim copies them into its events); `err` is writable for its
+    // length and the shim NUL-terminates what it writes.
+    let status = unsafe { ns3_tcp_bulk(&bulk, err.as_mut_ptr().cast(), err.len()) };
+    if status == 0 {
+        Ok(())
+    } else {
+        let end = err.iter().position(|&b| b == 0).unwrap_or(err.len());
+        Err(String::from_utf8_lossy(&err[..end]).into_owned())
+    }
+}
+
+/// Every TCP flow's statistics and RTT samples (ns), in flow order.
+pub(crate) fn tcp_flows(_live: &Live) -> Vec<(Ns3TcpFlowStats, Vec<i64>)> {
+    // SAFETY: no arguments.
+    let count = unsafe { ns3_tcp_flow_count() };
+    let mut flows = Vec::new();
+    for flow in 0..count {
+        let mut stats = Ns3TcpFlowStats::default();
+        // SAFETY: `stats` is a valid Ns3TcpFlowStats the shim overwrites.
+        if unsafe { ns3_tcp_flow(flow, &mut stats) } == 0 {
+            continue;
+        }
+        // SAFETY: a zero capacity writes nothing; the call only reports the count.
+        let samples = unsafe { ns3_tcp_rtt(flow, std::ptr::null_mut(), 0) };
+        let mut rtt = vec![0i64; samples as usize];
+        // SAFETY: `rtt` is writable for `samples` entries; no event runs in between.
+        let copied = unsafe { ns3_tcp_rtt(flow, rtt.as_mut_ptr(), samples) };
+        rtt.truncate(copied.min(samples) as usize);
+        flows.push((stats, rtt));
+    }
+    flows
 }
 
 pub(crate) fn now_ns(_live: &Live) -> i64 {

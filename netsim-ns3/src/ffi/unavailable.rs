@@ -2,7 +2,7 @@
 //! can be created ([`crate::session::Session::new`] returns [`crate::Error::Unavailable`]),
 //! so `Live` has no values and none of these functions can be reached.
 
-use super::{Ns3Delivery, Ns3Scenario, Ns3Stats, ScenarioStrings};
+use super::{Ns3Delivery, Ns3Scenario, Ns3Stats, Ns3TcpBulk, Ns3TcpFlowStats, ScenarioStrings};
 
 /// A live simulation: impossible without ns-3.
 #[derive(Debug)]
@@ -36,6 +36,14 @@ pub(crate) fn stats(live: &Live) -> Ns3Stats {
 }
 
 pub(crate) fn route_changes(live: &Live, _pair: u32) -> Vec<(i64, bool)> {
+    match *live {}
+}
+
+pub(crate) fn tcp_bulk(live: &Live, _bulk: Ns3TcpBulk, _starts: &[i64]) -> Result<(), String> {
+    match *live {}
+}
+
+pub(crate) fn tcp_flows(live: &Live) -> Vec<(Ns3TcpFlowStats, Vec<i64>)> {
     match *live {}
 }
 

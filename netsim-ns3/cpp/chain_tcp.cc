@@ -1,0 +1,185 @@
+// ns3-chain-tcp: ns-3's own TCP over a static 802.11b ad hoc chain, written from ns-3's helpers
+// alone (no shim): the yardstick of the backend's TCP controllers (`tcp-newreno`, ...). The
+// backend must deliver the same bytes on the same chain and seed.
+//
+// The network is the one the backend builds for `topology = chain`: `hops + 1` nodes `spacing`
+// metres apart in a row, IEEE 802.11b ad hoc at 2 Mb/s data and 1 Mb/s control, a unit-disk
+// radio of `range` metres (no other loss model), no RTS/CTS, 7/4 MAC retries, a `queue`-packet
+// WifiMacQueue as the only interface queue (the traffic-control queue disc removed), IPv4 only,
+// AODV (with its GratuitousReply flag as given). ns-3 numbers random streams from a process-wide
+// counter unless told otherwise, so the streams are assigned explicitly in the backend's order:
+// Wi-Fi from 0, then the IP stack, then AODV. One BulkSend application on the first node sends
+// to a PacketSink on the last from `start_s` to `start_s + duration_s`; the run ends there.
+//
+// usage: ns3-chain-tcp key=value ...   keys (defaults): hops (4), run (1), duration_s (60),
+//        start_s (0), segment (1428), queue (50), spacing (200), range (250), gratuitous (1),
+//        variant (newreno | cubic | vegas | westwood | westwoodplus)
+// prints: "rx_bytes=N" (bytes the sink application got) and "events=N"
+#include "ns3/aodv-module.h"
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/propagation-module.h"
+#include "ns3/tcp-westwood.h"
+#include "ns3/traffic-control-module.h"
+#include "ns3/wifi-module.h"
+
+#include <cstdio>
+#include <cstdlib>
+#include <string>
+
+using namespace ns3;
+
+namespace
+{
+
+// A value of `key=value`, or exit 2 naming the key and what it must be.
+double
+parse(const std::string& key, const char* value, double min, double max)
+{
+    char* end = nullptr;
+    double v = std::strtod(value, &end);
+    if (end == value || *end != '\0' || !(v >= min && v <= max))
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: %s = '%s' is out of range: it must be a number in [%g, %g]\n",
+                     key.c_str(),
+                     value,
+                     min,
+                     max);
+        std::exit(2);
+    }
+    return v;
+}
+
+} // namespace
+
+int
+main(int argc, char** argv)
+{
+    double hops = 4, run = 1, duration_s = 60, start_s = 0, segment = 1428, queue = 50, spacing = 200,
+           range = 250, gratuitous = 1;
+    std::string variant = "newreno";
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        size_t eq = arg.find('=');
+        if (eq == std::string::npos)
+        {
+            std::fprintf(stderr, "ns3-chain-tcp: expected key=value, got '%s'\n", argv[i]);
+            return 2;
+        }
+        std::string key = arg.substr(0, eq);
+        const char* v = argv[i] + eq + 1;
+        if (key == "hops") hops = parse(key, v, 1, 100);
+        else if (key == "run") run = parse(key, v, 1, 1e9);
+        else if (key == "duration_s") duration_s = parse(key, v, 0.001, 1e5);
+        else if (key == "start_s") start_s = parse(key, v, 0, 1e5);
+        else if (key == "segment") segment = parse(key, v, 100, 2200);
+        else if (key == "queue") queue = parse(key, v, 1, 1e5);
+        else if (key == "spacing") spacing = parse(key, v, 1, 1e5);
+        else if (key == "range") range = parse(key, v, 1, 1e5);
+        else if (key == "gratuitous") gratuitous = parse(key, v, 0, 1);
+        else if (key == "variant") variant = v;
+        else
+        {
+            std::fprintf(stderr,
+                         "ns3-chain-tcp: unknown key '%s' (hops, run, duration_s, start_s, segment, "
+                         "queue, spacing, range, gratuitous, variant)\n",
+                         key.c_str());
+            return 2;
+        }
+    }
+    const char* socketType = variant == "newreno"        ? "ns3::TcpNewReno"
+                             : variant == "cubic"        ? "ns3::TcpCubic"
+                             : variant == "vegas"        ? "ns3::TcpVegas"
+                             : variant == "westwood"     ? "ns3::TcpWestwood"
+                             : variant == "westwoodplus" ? "ns3::TcpWestwood"
+                                                         : nullptr;
+    if (!socketType)
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: variant = '%s' is unknown: it must be newreno, cubic, vegas, "
+                     "westwood or westwoodplus\n",
+                     variant.c_str());
+        return 2;
+    }
+
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(uint64_t(run));
+    Config::SetDefault("ns3::WifiMacQueue::MaxSize",
+                       QueueSizeValue(QueueSize(QueueSizeUnit::PACKETS, uint32_t(queue))));
+    Config::SetDefault("ns3::aodv::RoutingProtocol::GratuitousReply", BooleanValue(gratuitous != 0));
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TypeId::LookupByName(socketType)));
+    // RFC 6582's NewReno recovery (ns-3's default is PRR).
+    Config::SetDefault("ns3::TcpL4Protocol::RecoveryType", TypeIdValue(TcpClassicRecovery::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(uint32_t(segment)));
+    Config::SetDefault("ns3::TcpWestwood::ProtocolType",
+                       EnumValue(variant == "westwoodplus" ? TcpWestwood::WESTWOODPLUS : TcpWestwood::WESTWOOD));
+
+    uint32_t n = uint32_t(hops) + 1;
+    NodeContainer nodes;
+    nodes.Create(n);
+    MobilityHelper mobility;
+    mobility.SetPositionAllocator("ns3::GridPositionAllocator",
+                                  "MinX", DoubleValue(0.0),
+                                  "MinY", DoubleValue(0.0),
+                                  "DeltaX", DoubleValue(spacing),
+                                  "DeltaY", DoubleValue(spacing),
+                                  "GridWidth", UintegerValue(n),
+                                  "LayoutType", StringValue("RowFirst"));
+    mobility.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mobility.Install(nodes);
+
+    WifiHelper wifi;
+    wifi.SetStandard(WIFI_STANDARD_80211b);
+    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                 "DataMode", StringValue("DsssRate2Mbps"),
+                                 "ControlMode", StringValue("DsssRate1Mbps"),
+                                 "MaxSsrc", UintegerValue(7),
+                                 "MaxSlrc", UintegerValue(4),
+                                 "RtsCtsThreshold", UintegerValue(65535));
+    YansWifiChannelHelper channel;
+    channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+    channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(range));
+    YansWifiPhyHelper phy;
+    phy.SetChannel(channel.Create());
+    WifiMacHelper mac;
+    mac.SetType("ns3::AdhocWifiMac");
+    NetDeviceContainer devices = wifi.Install(phy, mac, nodes);
+    int64_t stream = wifi.AssignStreams(devices, 0);
+
+    AodvHelper aodv;
+    InternetStackHelper internet;
+    internet.SetIpv6StackInstall(false);
+    internet.SetRoutingHelper(aodv);
+    internet.Install(nodes);
+    stream += internet.AssignStreams(nodes, stream);
+    aodv.AssignStreams(nodes, stream);
+
+    Ipv4AddressHelper addresses;
+    addresses.SetBase("10.1.0.0", "255.255.0.0");
+    Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
+    TrafficControlHelper().Uninstall(devices);
+
+    const uint16_t port = 9;
+    BulkSendHelper sender("ns3::TcpSocketFactory", InetSocketAddress(interfaces.GetAddress(n - 1), port));
+    sender.SetAttribute("MaxBytes", UintegerValue(0));
+    sender.SetAttribute("SendSize", UintegerValue(uint32_t(segment)));
+    ApplicationContainer source = sender.Install(nodes.Get(0));
+    source.Start(Seconds(start_s));
+    source.Stop(Seconds(start_s + duration_s));
+    PacketSinkHelper sink("ns3::TcpSocketFactory", InetSocketAddress(Ipv4Address::GetAny(), port));
+    ApplicationContainer receiver = sink.Install(nodes.Get(n - 1));
+    receiver.Start(Seconds(0));
+
+    Simulator::Stop(Seconds(start_s + duration_s));
+    Simulator::Run();
+    Ptr<PacketSink> app = DynamicCast<PacketSink>(receiver.Get(0));
+    std::printf("rx_bytes=%llu\n", (unsigned long long)app->GetTotalRx());
+    std::printf("events=%llu\n", (unsigned long long)Simulator::GetEventCount());
+    Simulator::Destroy();
+    return 0;
+}
