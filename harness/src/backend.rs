@@ -113,9 +113,21 @@ pub fn resolve(base: &Ns3Config, table: Option<&Table>) -> Result<Ns3Config, Str
         }
     }
     tomldoc::set_path(&mut doc, "", Value::Table(table.clone()))?;
-    Value::Table(doc)
+    let mut config = Value::Table(doc)
         .try_into::<Ns3Config>()
-        .map_err(|e| e.message().trim().to_owned())
+        .map_err(|e| e.message().trim().to_owned())?;
+    if config.routing != netsim_ns3::Routing::Aodv {
+        if table.contains_key("aodv") {
+            return Err(format!(
+                "aodv: applies to routing = \"aodv\" only, and this scenario routes with {}",
+                config.routing.as_str()
+            ));
+        }
+        // Unused by ns-3 there; stock AODV is written as no table, so another protocol's run
+        // ids do not depend on AODV's settings.
+        config.aodv = netsim_ns3::AodvConfig::stock();
+    }
+    Ok(config)
 }
 
 #[cfg(test)]

@@ -93,6 +93,8 @@ enum Builder {
     },
     /// A quiche controller: no quinn or noq factory.
     Quiche,
+    /// ns-3's own TCP with this congestion control: no QUIC at all (`crate::ns3_tcp`).
+    Ns3Tcp(netsim_ns3::TcpVariant),
 }
 
 /// A registry entry.
@@ -128,12 +130,12 @@ impl ControllerInfo {
     /// The stack that sends with this controller in a run whose host stack is `host`: quiche
     /// for quiche's controllers, else `host`, or an error naming the stacks it runs on.
     pub fn sender(&self, host: Stack) -> Result<Stack, String> {
-        if self.stacks == [Stack::Quiche] || self.stacks.contains(&host) {
-            return Ok(if self.stacks == [Stack::Quiche] {
-                Stack::Quiche
-            } else {
-                host
-            });
+        // quiche's and ns-3's TCP controllers run in their own stack whatever the host is.
+        if let [own @ (Stack::Quiche | Stack::Tcp)] = self.stacks {
+            return Ok(*own);
+        }
+        if self.stacks.contains(&host) {
+            return Ok(host);
         }
         let on: Vec<&str> = self.stacks.iter().map(|s| s.name()).collect();
         let hint = match self.name {
@@ -283,6 +285,62 @@ fn quiche_entries() -> Vec<ControllerInfo> {
     .collect()
 }
 
+/// ns-3's own TCP congestion controls (the ns-3 backend only). Their one knob is the segment
+/// size: by default the IP packets on the air are as long as the QUIC runs' largest ones.
+fn tcp_entries() -> Vec<ControllerInfo> {
+    use netsim_ns3::TcpVariant;
+    TcpVariant::ALL
+        .into_iter()
+        .map(|variant| {
+            let (name, description) = match variant {
+                TcpVariant::NewReno => (
+                    "tcp-newreno",
+                    "ns-3's own TCP NewReno (RFC 5681/6582), not QUIC; the ns-3 backend only",
+                ),
+                TcpVariant::Cubic => (
+                    "tcp-cubic",
+                    "ns-3's own TCP CUBIC, not QUIC; the ns-3 backend only",
+                ),
+                TcpVariant::Vegas => (
+                    "tcp-vegas",
+                    "ns-3's own TCP Vegas, not QUIC; the ns-3 backend only",
+                ),
+                TcpVariant::Westwood => (
+                    "tcp-westwood",
+                    "ns-3's own TCP Westwood, not QUIC; the ns-3 backend only",
+                ),
+                TcpVariant::WestwoodPlus => (
+                    "tcp-westwoodplus",
+                    "ns-3's own TCP Westwood+, not QUIC; the ns-3 backend only",
+                ),
+            };
+            ControllerInfo {
+                name,
+                description,
+                stacks: &[Stack::Tcp],
+                port: false,
+                reproducible: true,
+                knobs: vec![Knob {
+                    name: "segment_size",
+                    kind: KnobKind::Integer,
+                    help: format!(
+                        "TCP segment payload in bytes (default {TCP_SEGMENT_BYTES}: with its 32 \
+                         bytes of TCP header and timestamps, as long an IP packet as quinn's \
+                         largest datagram, 1452 bytes plus 8 of UDP; 100 to {})",
+                        netsim_ns3::MAX_SEGMENT_BYTES
+                    ),
+                }],
+                builder: Builder::Ns3Tcp(variant),
+            }
+        })
+        .collect()
+}
+
+/// ns-3 TCP's default segment: quinn's largest datagram payload on ns-3 (1452 bytes, the upper
+/// bound of its path MTU discovery, which the 802.11 device's 2296-byte MTU lets it reach) plus
+/// the 8-byte UDP header, less TCP's 20-byte header and 12 bytes of timestamp option.
+pub const TCP_SEGMENT_BYTES: u32 = 1452 + 8 - 32;
+
 /// The stacks' own controllers (quinn's and noq's), then the ports (from
 /// [`cc_ports::visit_ports`]), then (with the `quiche` feature) quiche's.
 static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
@@ -301,6 +359,7 @@ static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
     let mut entries = Ports(baselines.into_iter().map(baseline_entry).collect());
     cc_ports::visit_ports(&mut entries);
     let mut entries = entries.0;
+    entries.extend(tcp_entries());
     if stack::QUICHE_AVAILABLE {
         entries.extend(quiche_entries());
     }
@@ -314,12 +373,12 @@ pub fn registry() -> &'static [ControllerInfo] {
 }
 
 /// The controllers a grid runs when it names none: those that run on every one of `stacks`
-/// (the stacks' own and the ports; not quiche's, which need real time). On quinn: NewReno,
+/// (the stacks' own and the ports; not quiche's, which need real time, nor ns-3's TCP). On quinn: NewReno,
 /// Cubic, BBR and the ports; on noq: NewReno, Cubic, BBRv3 and the ports.
 pub fn names(stacks: &[Stack]) -> Vec<&'static str> {
     registry()
         .iter()
-        .filter(|c| !c.stacks.contains(&Stack::Quiche))
+        .filter(|c| !c.stacks.contains(&Stack::Quiche) && !c.stacks.contains(&Stack::Tcp))
         .filter(|c| stacks.iter().all(|s| c.stacks.contains(s)))
         .map(|c| c.name)
         .collect()
@@ -348,6 +407,7 @@ pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
     match info.stacks.first() {
         Some(Stack::Noq) => build::<host::Noq>(spec, &SignalConfig::default()).map(|_| ()),
         Some(Stack::Quinn) => build::<host::Quinn>(spec, &SignalConfig::default()).map(|_| ()),
+        Some(Stack::Tcp) => tcp(spec).map(|_| ()),
         _ => Settings::new(info, &spec.settings).map(|_| ()),
     }
 }
@@ -369,7 +429,38 @@ pub fn build<H: BuildOn>(
             info.name,
             H::STACK
         )),
+        Builder::Ns3Tcp(_) => Err(format!(
+            "controller `{}` is ns-3's own TCP: it has no {} controller factory",
+            info.name,
+            H::STACK
+        )),
     }
+}
+
+/// ns-3's TCP for `spec`: its congestion control and segment size, or an error naming
+/// `controller.knob` and the range (or that `spec` is not one of ns-3's TCP controllers).
+pub fn tcp(spec: &ControllerSpec) -> Result<(netsim_ns3::TcpVariant, u32), String> {
+    let info = lookup(&spec.name)?;
+    let Builder::Ns3Tcp(variant) = info.builder else {
+        return Err(format!("controller `{}` is not ns-3's TCP", info.name));
+    };
+    let settings = Settings::new(info, &spec.settings)?;
+    let segment = match settings.value("segment_size")? {
+        Some(KnobValue::Integer(bytes))
+            if (100..=u64::from(netsim_ns3::MAX_SEGMENT_BYTES)).contains(&bytes) =>
+        {
+            bytes as u32
+        }
+        Some(KnobValue::Integer(bytes)) => {
+            return Err(format!(
+                "{}.segment_size = {bytes} is out of range: it must be in [100, {}] bytes",
+                info.name,
+                netsim_ns3::MAX_SEGMENT_BYTES
+            ));
+        }
+        _ => TCP_SEGMENT_BYTES,
+    };
+    Ok((variant, segment))
 }
 
 /// A host stack the registry builds factories for.
@@ -599,7 +690,7 @@ mod tests {
                 match stack {
                     Stack::Quinn => build::<host::Quinn>(&spec(info.name, &[]), &signal).map(drop),
                     Stack::Noq => build::<host::Noq>(&spec(info.name, &[]), &signal).map(drop),
-                    Stack::Quiche => continue,
+                    Stack::Quiche | Stack::Tcp => continue,
                 }
                 .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
             }

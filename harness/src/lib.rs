@@ -61,6 +61,7 @@ pub mod flows;
 pub mod host;
 pub mod merge;
 pub mod metrics;
+pub mod ns3_tcp;
 pub mod ns3_worker;
 pub mod presets;
 pub mod probe;

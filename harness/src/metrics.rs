@@ -93,6 +93,16 @@ impl SignalCounts {
     }
 }
 
+/// An ns-3 TCP sender's congestion events (its `packets_retransmitted` counts the segments it
+/// sent again; `congestion_events` is the sum of these two).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TcpCounters {
+    /// Retransmission timeouts (entries into ns-3's `CA_LOSS`).
+    pub timeouts: u64,
+    /// Fast recoveries (entries into `CA_RECOVERY`).
+    pub fast_recoveries: u64,
+}
+
 /// One flow's metrics.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct FlowMetrics {
@@ -138,6 +148,9 @@ pub struct FlowMetrics {
     pub packets_retransmitted: Option<u64>,
     /// Congestion events by loss-signal class (ports only).
     pub signals: Option<SignalCounts>,
+    /// ns-3's TCP senders only: how their congestion events split.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tcp: Option<TcpCounters>,
     /// Smallest RTT sample, milliseconds: the flow's base RTT, against which its median
     /// shows the queueing delay it saw (`None` without samples).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -350,6 +363,7 @@ impl FlowMetrics {
             congestion_events: None,
             packets_retransmitted: None,
             signals: None,
+            tcp: None,
             rtt_min_ms: None,
             rtt_p50_ms: None,
             rtt_p95_ms: None,

@@ -37,6 +37,12 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
             spec.seed
         )
     };
+    if spec.scenario.backend.ns3().is_some()
+        && controllers::lookup(&spec.controller.name).is_ok_and(|info| info.stacks == [Stack::Tcp])
+    {
+        return crate::ns3_tcp::run(spec)
+            .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())));
+    }
     let runtime = netsim::sim::build_runtime(spec.scenario.clock).map_err(|e| {
         HarnessError::run_failed(format!("{}: cannot start a runtime: {e}", name()))
     })?;
@@ -76,13 +82,7 @@ where
     let epoch = tokio::time::Instant::now().into_std();
     let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
-    let idle = scenario.transport.idle_timeout;
-    let client = P::Client::client_transport(
-        probe,
-        idle,
-        scenario.transport.packet_threshold,
-        scenario.transport.time_threshold,
-    )?;
+    let client = P::Client::client_transport(probe, &scenario.transport)?;
     let client = P::Client::with_qlog(client, options, spec, epoch)?;
     // A mixed run's other controllers: one client transport each, shared by their flows.
     let mut others: Vec<Other<P::Client>> = Vec::new();
@@ -96,19 +96,14 @@ where
         };
         let built = controllers::build::<P::Client>(&other, &signal)?;
         let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
-        let transport = P::Client::client_transport(
-            probe,
-            idle,
-            scenario.transport.packet_threshold,
-            scenario.transport.time_threshold,
-        )?;
+        let transport = P::Client::client_transport(probe, &scenario.transport)?;
         others.push(Other {
             name: name.to_owned(),
             built,
             transport: Arc::new(transport),
         });
     }
-    let server = P::Server::server_transport(idle)?;
+    let server = P::Server::server_transport(scenario.transport.idle_timeout)?;
     // One client/server pair on netsim; on ns-3 one per source/sink pair of the network.
     let (client, server) = (Arc::new(client), Arc::new(server));
     let protection = P::packet_protection(scenario.packet_protection);

@@ -37,6 +37,7 @@
 //! time_threshold = 1.125
 //! # timeout_reading = "probe_timeout"  # the ports' TCP timeout on QUIC (default: each port's)
 //! # quinn_full_window = true      # ports on quinn: a window of N datagrams carries N, not N-1
+//! # ack_delay = "200ms"           # ask the receiver to hold ACKs up to this (ACK frequency)
 //!
 //! [link]                          # netsim's LinkConfig
 //! path = { model = "mobility", min_speed = 20.0, max_speed = 20.0 }
@@ -168,6 +169,8 @@ struct TransportSection {
     time_threshold: Option<f32>,
     timeout_reading: Option<cc_core::TimeoutReading>,
     quinn_full_window: Option<bool>,
+    #[serde(default, with = "crate::units::opt_duration")]
+    ack_delay: Option<Duration>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -249,6 +252,15 @@ pub struct TransportSettings {
     /// N (cc_core::SignalConfig::quinn_full_window; default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quinn_full_window: bool,
+    /// The longest the receiver may hold an ACK, asked of it through QUIC's ACK frequency
+    /// extension (`None`, the default: no request; the peer's own 25 ms). quinn caps what it
+    /// asks at the larger of the path's RTT and 25 ms. Range `[1ms, 1s]`.
+    #[serde(
+        default,
+        with = "crate::units::opt_duration",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub ack_delay: Option<Duration>,
 }
 
 impl TransportSettings {
@@ -954,12 +966,12 @@ impl Context<'_> {
                     )
                 };
                 let info = controllers::lookup(name).map_err(named)?;
-                if info.stacks == [Stack::Quiche] {
+                if matches!(info.stacks, [Stack::Quiche] | [Stack::Tcp]) {
                     return Err(self.field_error(
                         &format!("{field}.controller"),
                         format!(
                             "{field}.controller = \"{name}\": a mixed run's flows share one \
-                             quinn or noq client; quiche's controllers run alone"
+                             quinn or noq client; quiche's and ns-3's TCP controllers run alone"
                         ),
                     ));
                 }
@@ -1072,6 +1084,18 @@ impl Context<'_> {
                 time_threshold,
                 timeout_reading: file.transport.timeout_reading,
                 quinn_full_window: file.transport.quinn_full_window.unwrap_or(false),
+                ack_delay: match file.transport.ack_delay {
+                    Some(d) if d < Duration::from_millis(1) || d > Duration::from_secs(1) => {
+                        return Err(self.field_error(
+                            "transport.ack_delay",
+                            format!(
+                                "transport.ack_delay = {} is out of range: it must be in [1ms, 1s]",
+                                netsim::units::format_duration(d)
+                            ),
+                        ));
+                    }
+                    other => other,
+                },
             },
             clock: file.clock.unwrap_or_default(),
             packet_protection: file.packet_protection.unwrap_or(
@@ -1084,6 +1108,43 @@ impl Context<'_> {
             receiver: file.receiver,
             backend,
         })
+    }
+
+    /// Refuses runs of ns-3's own TCP that cannot work: on netsim (which carries a QUIC stack's
+    /// datagrams and has no TCP), with another receiver, or beside QUIC flows.
+    fn check_tcp(&self, point: &Scenario, spec: &ControllerSpec) -> Result<()> {
+        let name = &spec.name;
+        if point.backend.is_netsim() {
+            return Err(self.field_error(
+                "backend",
+                format!(
+                    "controller `{name}` is ns-3's own TCP, not QUIC: it runs on the ns-3 \
+                     backend only (backend = \"ns3\", --backend ns3, or an ns-3 preset such as \
+                     ns3-chain); netsim carries the datagrams of a QUIC stack in this process \
+                     and has no TCP"
+                ),
+            ));
+        }
+        if let Some(receiver) = point.receiver {
+            return Err(self.field_error(
+                "receiver",
+                format!(
+                    "controller `{name}` runs ns-3's TCP at both ends: it cannot send to a \
+                     {receiver} receiver; drop receiver (--receiver)"
+                ),
+            ));
+        }
+        if !point.mix.is_empty() {
+            return Err(self.field_error(
+                "flow",
+                format!(
+                    "controller `{name}` is ns-3's own TCP: a mixed run's flows share one QUIC \
+                     client, so it runs alone (drop [[flow]] and --mix)"
+                ),
+            ));
+        }
+        controllers::tcp(spec).map_err(|e| self.field_error("controllers.select", e))?;
+        Ok(())
     }
 
     /// Refuses runs with a quiche end that cannot work: virtual time (quiche reads the system
@@ -1104,6 +1165,10 @@ impl Context<'_> {
                 let sender = info
                     .sender(point.stack.unwrap_or_default())
                     .map_err(|e| self.field_error("stack", e))?;
+                if sender == Stack::Tcp {
+                    self.check_tcp(point, spec)?;
+                    continue;
+                }
                 let (sender, receiver) = stack::ends(sender, point.receiver);
                 if !point.backend.is_netsim() && stack::involves_quiche(sender, receiver) {
                     return Err(self.field_error(

@@ -1,5 +1,5 @@
-//! Which QUIC implementation runs each end of a connection, and the rules for runs that
-//! involve quiche.
+//! Which QUIC implementation runs each end of a connection (or, on the ns-3 backend, ns-3's own
+//! TCP), and the rules for runs that involve quiche.
 //!
 //! quinn runs the workspace's ports and quinn's own controllers; noq (iroh's QUIC, a fork of
 //! quinn) runs the same ports and noq's own NewReno, Cubic and BBRv3 when a scenario says
@@ -25,6 +25,9 @@ pub enum Stack {
     Noq,
     /// cloudflare's quiche 0.30 (its Reno, CUBIC and BBR2; needs the `quiche` feature).
     Quiche,
+    /// Not QUIC: ns-3's own TCP (`tcp-newreno`, `tcp-cubic`, `tcp-vegas`, `tcp-westwood`,
+    /// `tcp-westwoodplus`), at both ends of every pair, on the ns-3 backend only.
+    Tcp,
 }
 
 impl Stack {
@@ -34,6 +37,7 @@ impl Stack {
             Self::Quinn => "quinn",
             Self::Noq => "noq",
             Self::Quiche => "quiche",
+            Self::Tcp => "tcp",
         }
     }
 }

@@ -80,6 +80,97 @@ fn presets_list_the_ns3_presets_with_or_without_the_feature() {
     );
 }
 
+#[test]
+fn ns3_tcp_is_refused_where_it_cannot_run() {
+    refused(
+        &["run", "--controllers", "tcp-newreno"],
+        &[],
+        &[
+            "controller `tcp-newreno` is ns-3's own TCP, not QUIC",
+            "ns-3 backend only",
+            "netsim",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--controllers",
+            "tcp-cubic",
+            "--receiver",
+            "quinn",
+        ],
+        &[],
+        &["runs ns-3's TCP at both ends", "--receiver"],
+    );
+    refused(
+        &[
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--controllers",
+            "tcp-vegas",
+            "--mix",
+            "run,cubic",
+        ],
+        &[],
+        &["ns-3's own TCP", "runs alone"],
+    );
+    refused(
+        &[
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--controllers",
+            "tcp-newreno",
+            "--set",
+            "tcp-newreno.segment_size=50",
+        ],
+        &[],
+        &[
+            "tcp-newreno.segment_size = 50 is out of range",
+            "[100, 2200]",
+        ],
+    );
+    refused(
+        &[
+            "run",
+            "--preset",
+            "ns3-chain",
+            "--ns3",
+            "routing=olsr",
+            "--ns3",
+            "aodv.gratuitous_reply=false",
+        ],
+        &[],
+        &["aodv: applies to routing = \"aodv\" only", "olsr"],
+    );
+    refused(
+        &["run", "--ack-delay", "5s"],
+        &[],
+        &["transport.ack_delay = 5s is out of range", "[1ms, 1s]"],
+    );
+}
+
+#[test]
+fn ns3_tcp_controllers_are_listed_and_left_out_of_the_default_set() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = run_in(dir.path(), &["controllers"]);
+    assert_eq!(output.status.code(), Some(0), "{}", stderr(&output));
+    let listing = String::from_utf8(output.stdout).unwrap();
+    for name in [
+        "tcp-newreno",
+        "tcp-cubic",
+        "tcp-vegas",
+        "tcp-westwood",
+        "tcp-westwoodplus",
+    ] {
+        assert!(listing.contains(name), "`{name}` missing:\n{listing}");
+    }
+    assert!(listing.contains("segment_size"), "{listing}");
+}
+
 #[cfg(not(feature = "ns3"))]
 #[test]
 fn without_the_feature_the_backend_names_the_package_and_the_feature() {
@@ -127,6 +218,9 @@ mod with_ns3 {
                 "ub-mobility-ns3",
                 "--controllers",
                 "newreno,cubic,bbr,ub",
+                // Run with ns-3's stock AODV, before the backend's default closed its black hole.
+                "--ns3",
+                "aodv.gratuitous_reply=true",
                 "--seed",
                 &seeds,
                 "--jobs",
@@ -221,6 +315,69 @@ mod with_ns3 {
         let json = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
         let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
         (serde_json::from_str(&json).unwrap(), json, csv)
+    }
+
+    /// ns-3's TCP through the harness delivers, byte for byte, what `ns3-chain-tcp` (ns-3's
+    /// helpers alone, no shim) delivers on the same chain and seed; its report has the TCP
+    /// counters, drops by reason and RTT; AODV's gratuitous-reply flag reaches ns-3.
+    #[test]
+    fn ns3_tcp_newreno_matches_the_standalone_program() {
+        let standalone = |hops: u32, gratuitous: u32| -> u64 {
+            let out = std::process::Command::new(netsim_ns3::CHAIN_TCP_PROGRAM.unwrap())
+                .args([
+                    format!("hops={hops}"),
+                    "run=2".to_owned(),
+                    "duration_s=20".to_owned(),
+                    format!("gratuitous={gratuitous}"),
+                ])
+                .output()
+                .unwrap();
+            assert!(out.status.success(), "{out:?}");
+            let text = String::from_utf8(out.stdout).unwrap();
+            text.lines()
+                .find_map(|l| l.strip_prefix("rx_bytes="))
+                .unwrap()
+                .parse()
+                .unwrap()
+        };
+        for gratuitous in [true, false] {
+            let flag = format!("aodv.gratuitous_reply={gratuitous}");
+            let (json, _, csv) = reports(&[
+                "run",
+                "--preset",
+                "ns3-chain",
+                "--duration",
+                "20s",
+                "--seed",
+                "2",
+                "--controllers",
+                "tcp-newreno",
+                "--ns3",
+                &flag,
+            ]);
+            let runs = json["runs"].as_array().unwrap();
+            assert_eq!(runs.len(), 4, "one run per chain");
+            for run in runs {
+                let hops: u32 = run["params"]["hops"].as_str().unwrap().parse().unwrap();
+                let delivered = run["bytes_delivered"].as_u64().unwrap();
+                assert_eq!(
+                    delivered,
+                    standalone(hops, u32::from(gratuitous)),
+                    "{hops} hops, gratuitous {gratuitous}: the backend's bytes"
+                );
+                assert!(delivered > 0);
+                assert_eq!(run["sender"], "tcp", "{run}");
+                let flow = &run["flows"][0];
+                assert!(flow["tcp"]["timeouts"].is_u64(), "{flow}");
+                assert!(flow["rtt_p50_ms"].as_f64().unwrap() > 0.0, "{flow}");
+                let ns3 = &run["ns3"];
+                assert!(ns3["a_to_b"]["delivered"]["datagrams"].as_u64().unwrap() > 0);
+                assert!(ns3["b_to_a"]["delivered"]["datagrams"].as_u64().unwrap() > 0);
+                let gap = ns3["a_to_b"]["max_gap_s"].as_f64().unwrap();
+                assert!(gap > 0.0 && gap <= 20.0, "{gap}");
+            }
+            assert!(csv.contains("tcp-newreno"), "{csv}");
+        }
     }
 
     #[test]

@@ -327,6 +327,11 @@ pub struct ScenarioArgs {
     /// carries N (quinn's send check carries N-1; noq's carries N). Default off.
     #[arg(long)]
     pub(super) quinn_full_window: bool,
+    /// Ask the QUIC receiver to hold an ACK up to this long (QUIC's ACK frequency extension;
+    /// capped at the larger of the path's RTT and 25 ms; default: no request, the peer's
+    /// 25 ms). In [1ms, 1s].
+    #[arg(long, value_name = "DURATION", allow_hyphen_values = true)]
+    pub(super) ack_delay: Option<String>,
 }
 
 /// Where results go.

@@ -278,6 +278,13 @@ impl ScenarioArgs {
                 "--quinn-full-window",
             );
         }
+        if let Some(delay) = &self.ack_delay {
+            let value = duration_value(
+                parse_duration(delay)
+                    .map_err(|e| HarnessError::bad_input(format!("--ack-delay: {e}")))?,
+            );
+            set(&mut o, "transport.ack_delay", value, "--ack-delay");
+        }
         if let Some(r) = self.timeout_reading {
             set(
                 &mut o,

@@ -81,12 +81,11 @@ pub trait Host: Sized + Send + Sync + 'static {
         trace: bool,
     ) -> Self::Factory;
 
-    /// The client's transport: `factory`, the idle timeout and the loss thresholds.
+    /// The client's transport: `factory`, and from `settings` the idle timeout, the loss
+    /// thresholds and the ACK delay it asks its peer for.
     fn client_transport(
         factory: Self::Factory,
-        idle: Option<Duration>,
-        packet_threshold: u32,
-        time_threshold: f32,
+        settings: &crate::scenario::TransportSettings,
     ) -> Result<Self::Transport, String>;
     /// The client's transport with `--qlog` applied (quinn's qlog; an error on a stack without).
     fn with_qlog(

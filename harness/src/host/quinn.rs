@@ -58,16 +58,21 @@ impl Host for Quinn {
 
     fn client_transport(
         factory: Self::Factory,
-        idle: Option<Duration>,
-        packet_threshold: u32,
-        time_threshold: f32,
+        settings: &crate::scenario::TransportSettings,
     ) -> Result<TransportConfig, String> {
         let mut client = TransportConfig::default();
         client
             .congestion_controller_factory(factory)
-            .max_idle_timeout(idle_timeout(idle)?)
-            .packet_threshold(packet_threshold)
-            .time_threshold(time_threshold);
+            .max_idle_timeout(idle_timeout(settings.idle_timeout)?)
+            .packet_threshold(settings.packet_threshold)
+            .time_threshold(settings.time_threshold);
+        if let Some(delay) = settings.ack_delay {
+            // The ACK frequency extension: the peer may hold an ACK this long (the extension
+            // caps it at the larger of the path's RTT and 25 ms).
+            let mut ack = quinn::AckFrequencyConfig::default();
+            ack.max_ack_delay(Some(delay));
+            client.ack_frequency_config(Some(ack));
+        }
         Ok(client)
     }
 

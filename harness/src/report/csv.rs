@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
-const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted,backend,ns3_hops,ns3_route_changes,ns3_drops_mac_retry,ns3_drops_queue,ns3_drops_no_route,ns3_drops_routing_buffer,timeout0,time_threshold,probe_timeouts,after_probe_timeout";
+const HEADER: &str = "run_id,grid,point,controller,seed,reproducible,window_s,goodput_bps,throughput_bps,utilization,jain,capacity_bps,up_fraction,flow,flow_bytes_delivered,flow_goodput_bps,flow_throughput_bps,datagrams_sent,packets_sent,packets_lost,bytes_lost,congestion_events,rtt_p50_ms,rtt_p95_ms,slow_start_s,fast_retransmit,timeout1,timeout2,persistent,ecn,undetermined,clock,sender,receiver,packets_retransmitted,backend,ns3_hops,ns3_route_changes,ns3_drops_mac_retry,ns3_drops_queue,ns3_drops_no_route,ns3_drops_routing_buffer,timeout0,time_threshold,probe_timeouts,after_probe_timeout,ns3_max_gap_s,ns3_ack_max_gap_s,ns3_ack_drops_no_route,tcp_timeouts,tcp_fast_recoveries";
 
 fn quote(field: &str) -> String {
     if field.contains([',', '"', '\n']) {
@@ -96,13 +96,20 @@ pub fn render(runs: &[RunResult]) -> String {
                 ns3(|d| d.drops.no_route),
                 ns3(|d| d.drops.routing_buffer),
             );
+            let ack = run.ns3.as_ref().map(|s| s.b_to_a);
+            let tcp = flow.tcp.as_ref();
             let _ = writeln!(
                 out,
-                ",{},{},{},{}",
+                ",{},{},{},{},{},{},{},{},{}",
                 sig(|s| s.timeout0()),
                 sig(|s| s.time_threshold),
                 sig(|s| s.probe_timeouts),
                 sig(|s| s.after_probe_timeout),
+                opt(data.as_ref().map(|d| d.max_gap_s)),
+                opt(ack.as_ref().map(|d| d.max_gap_s)),
+                opt_count(ack.as_ref().map(|d| d.drops.no_route)),
+                opt_count(tcp.map(|t| t.timeouts)),
+                opt_count(tcp.map(|t| t.fast_recoveries)),
             );
         }
     }

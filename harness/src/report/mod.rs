@@ -145,6 +145,16 @@ pub struct Ns3Row {
     pub other_drops: f64,
     /// Failed MAC data-frame attempts over all traffic.
     pub mac_retransmissions: f64,
+    /// The longest time any run of the row went without a delivery in the data direction,
+    /// seconds (AODV's black hole shows as tens of seconds on a static chain).
+    #[serde(default)]
+    pub max_gap_s: f64,
+    /// The same in the ACK direction.
+    #[serde(default)]
+    pub ack_max_gap_s: f64,
+    /// ACK-direction datagrams dropped for want of a route.
+    #[serde(default)]
+    pub ack_no_route_drops: f64,
 }
 
 impl Ns3Row {
@@ -172,6 +182,9 @@ impl Ns3Row {
             routing_buffer_drops: drops(&|d| d.routing_buffer),
             other_drops: drops(&|d| d.ttl + d.other),
             mac_retransmissions: mean(&|s| s.mac_retransmissions as f64),
+            max_gap_s: stats.iter().map(|s| s.a_to_b.max_gap_s).fold(0.0, f64::max),
+            ack_max_gap_s: stats.iter().map(|s| s.b_to_a.max_gap_s).fold(0.0, f64::max),
+            ack_no_route_drops: mean(&|s| s.b_to_a.drops.no_route as f64),
         })
     }
 }

@@ -287,6 +287,8 @@ pub const NS3_TITLE: &str = "ns-3, data direction (mean per run)";
 pub const NS3_NOTE: &str = "ns-3 rows: util is '-' (no physical limit is computed: an 802.11 network's capacity \
      depends on its traffic); hops = 1 + forwarders of delivered datagrams; route up % = \
      geometric samples with an in-range path; MAC retx = failed data-frame attempts, all traffic; \
+     longest gap = the longest time any run went without a delivery, data/ACK direction; ACK no \
+     route = ACK-direction drops for want of a route; \
      xNewReno paired = geometric mean over seeds of goodput / NewReno's on the same seed, \
      95% CI, * when it excludes 1";
 
@@ -305,6 +307,8 @@ pub fn ns3(rows: &[SummaryRow]) -> Option<Table> {
         "route up %",
         "drops: MAC retry/queue/no route/routing buffer/other",
         "MAC retx",
+        "longest gap s data/ACK",
+        "ACK no route",
     ];
     let one = |x: Option<f64>, digits: usize| {
         x.map_or_else(|| "-".to_owned(), |x| format!("{x:.digits$}"))
@@ -332,6 +336,8 @@ pub fn ns3(rows: &[SummaryRow]) -> Option<Table> {
                         ns3.other_drops
                     ),
                     format!("{:.0}", ns3.mac_retransmissions),
+                    format!("{:.1}/{:.1}", ns3.max_gap_s, ns3.ack_max_gap_s),
+                    format!("{:.1}", ns3.ack_no_route_drops),
                 ],
             ))
         })
