@@ -16,7 +16,10 @@
 //! }
 //! let mut names = Names(Vec::new());
 //! cc_ports::visit_ports(&mut names);
-//! assert_eq!(names.0, ["karak", "petra", "ub", "sackfew", "abra"]);
+//! assert_eq!(
+//!     names.0,
+//!     ["karak", "petra", "ub", "sackfew", "abra", "manet", "fixed"]
+//! );
 //! ```
 // Without the `noq` feature the module is absent: point the link at docs.rs, which builds it.
 #![cfg_attr(
@@ -40,13 +43,17 @@ pub trait PortVisitor {
     fn visit<C: PortConfig>(&mut self);
 }
 
-/// Calls `visitor` for every port: Karak, PETRA, TCP-UB, SACK-FeW, ABRA NewReno.
+/// Calls `visitor` for every port: Karak, PETRA, TCP-UB, SACK-FeW, ABRA NewReno, then this
+/// workspace's own controllers: the composite (`manet`) and the fixed-window reference
+/// (`fixed`).
 pub fn visit_ports(visitor: &mut impl PortVisitor) {
     visitor.visit::<cc_karak::KarakConfig>();
     visitor.visit::<cc_petra::PetraConfig>();
     visitor.visit::<cc_ub::UbConfig>();
     visitor.visit::<cc_sackfew::SackFewConfig>();
     visitor.visit::<cc_abra::AbraConfig>();
+    visitor.visit::<cc_manet::ManetConfig>();
+    visitor.visit::<cc_manet::FixedWindowConfig>();
 }
 
 /// A stack's controller config at its defaults, with `initial_window` bytes set through `set`

@@ -113,6 +113,9 @@ pub struct ControllerInfo {
     pub reproducible: bool,
     /// Its knobs.
     pub knobs: Vec<Knob>,
+    /// Whether a grid that names no controllers runs it ([`names`]): not the fixed-window
+    /// reference, whose size a sweep sets.
+    pub by_default: bool,
     builder: Builder,
 }
 
@@ -220,6 +223,7 @@ fn baseline_entry(baseline: Baseline) -> ControllerInfo {
         port: false,
         reproducible,
         knobs,
+        by_default: true,
         builder: Builder::Baseline(baseline),
     }
 }
@@ -248,6 +252,7 @@ fn port_entry<C: PortConfig>() -> ControllerInfo {
         port: true,
         reproducible: true,
         knobs,
+        by_default: C::NAME != <cc_manet::FixedWindowConfig as PortConfig>::NAME,
         builder: Builder::Port {
             quinn: build_port::<C, host::Quinn>,
             noq: build_port::<C, host::Noq>,
@@ -280,6 +285,7 @@ fn quiche_entries() -> Vec<ControllerInfo> {
         port: false,
         reproducible: false,
         knobs: Vec::new(),
+        by_default: false,
         builder: Builder::Quiche,
     })
     .collect()
@@ -330,6 +336,7 @@ fn tcp_entries() -> Vec<ControllerInfo> {
                         netsim_ns3::MAX_SEGMENT_BYTES
                     ),
                 }],
+                by_default: false,
                 builder: Builder::Ns3Tcp(variant),
             }
         })
@@ -373,12 +380,13 @@ pub fn registry() -> &'static [ControllerInfo] {
 }
 
 /// The controllers a grid runs when it names none: those that run on every one of `stacks`
-/// (the stacks' own and the ports; not quiche's, which need real time, nor ns-3's TCP). On quinn: NewReno,
+/// (the stacks' own, the ports and the composite; not quiche's, which need real time, nor
+/// ns-3's TCP, nor the fixed-window reference). On quinn: NewReno,
 /// Cubic, BBR and the ports; on noq: NewReno, Cubic, BBRv3 and the ports.
 pub fn names(stacks: &[Stack]) -> Vec<&'static str> {
     registry()
         .iter()
-        .filter(|c| !c.stacks.contains(&Stack::Quiche) && !c.stacks.contains(&Stack::Tcp))
+        .filter(|c| c.by_default)
         .filter(|c| stacks.iter().all(|s| c.stacks.contains(s)))
         .map(|c| c.name)
         .collect()
@@ -698,13 +706,13 @@ mod tests {
         assert_eq!(
             names(&[Stack::Noq]),
             [
-                "newreno", "cubic", "bbr3", "karak", "petra", "ub", "sackfew", "abra"
+                "newreno", "cubic", "bbr3", "karak", "petra", "ub", "sackfew", "abra", "manet"
             ]
         );
         assert_eq!(
             names(&[Stack::Quinn]),
             [
-                "newreno", "cubic", "bbr", "karak", "petra", "ub", "sackfew", "abra"
+                "newreno", "cubic", "bbr", "karak", "petra", "ub", "sackfew", "abra", "manet"
             ]
         );
         let err = build::<host::Noq>(&spec("bbr", &[]), &SignalConfig::default()).unwrap_err();

@@ -75,7 +75,7 @@ fn presets_list_the_ns3_presets_with_or_without_the_feature() {
         assert!(listing.contains(name), "`{name}` missing:\n{listing}");
     }
     assert!(
-        listing.contains("4 point(s) x 8 controllers x 3 seeds = 96 runs"),
+        listing.contains("4 point(s) x 9 controllers x 3 seeds = 108 runs"),
         "{listing}"
     );
 }
@@ -392,7 +392,7 @@ mod with_ns3 {
             "1",
         ]);
         let runs = json["runs"].as_array().unwrap();
-        assert_eq!(runs.len(), 8, "every controller");
+        assert_eq!(runs.len(), 9, "every controller");
         for run in runs {
             assert_eq!(run["backend"], "ns3", "{run}");
             let ns3 = &run["ns3"];

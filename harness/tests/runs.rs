@@ -43,7 +43,7 @@ fn the_same_command_gives_byte_identical_json() {
     // Every controller is in it, quinn's BBR included (its OS-seeded RNG does not reach the
     // window: see the controllers module).
     let report = json(&dir.path().join("a.json"));
-    assert_eq!(report["runs"].as_array().unwrap().len(), 8 * 2);
+    assert_eq!(report["runs"].as_array().unwrap().len(), 9 * 2);
     // And the table on stdout is the same too.
     assert_eq!(stdout(&first), stdout(&second));
     // A different seed gives a different result.
@@ -85,7 +85,7 @@ fn demo_metrics_are_complete_and_consistent() {
     }
     let report = json(&dir.path().join("r.json"));
     let runs = report["runs"].as_array().unwrap();
-    assert_eq!(runs.len(), 8 * 2);
+    assert_eq!(runs.len(), 9 * 2);
     for run in runs {
         let name = run["controller"].as_str().unwrap();
         let port = !["newreno", "cubic", "bbr"].contains(&name);
@@ -337,14 +337,14 @@ fn every_controller_runs_on_noq_reproducibly_with_exact_loss_signals() {
     assert!(first.status.success(), "{}", stderr(&first));
     let report = json(&dir.path().join("a.json"));
     let runs = report["runs"].as_array().unwrap();
-    // noq's NewReno, Cubic and BBRv3, and the five ports, two seeds each.
-    assert_eq!(runs.len(), 8 * 2);
+    // noq's NewReno, Cubic and BBRv3, the five ports and the composite, two seeds each.
+    assert_eq!(runs.len(), 9 * 2);
     for run in runs {
         let name = run["controller"].as_str().unwrap();
         assert_eq!(run["sender"], "noq", "{name}");
         assert_eq!(run["receiver"], "noq", "{name}");
         assert!(run["goodput_bps"].as_f64().unwrap() > 0.0, "{name}");
-        if ["karak", "petra", "ub", "sackfew", "abra"].contains(&name) {
+        if ["karak", "petra", "ub", "sackfew", "abra", "manet"].contains(&name) {
             // noq names the lost packets: no loss event is left undetermined.
             assert_eq!(
                 run["signals"]["undetermined"], 0,

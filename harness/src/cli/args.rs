@@ -170,7 +170,9 @@ pub struct ScenarioArgs {
     pub(super) preset: Option<String>,
     /// Controllers to run, comma-separated (default: all of the host stack's own and the ports:
     /// newreno, cubic, bbr (bbr3 on noq), karak, petra, ub, sackfew, abra; see `harness
-    /// controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature).
+    /// controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature; ns-3's
+    /// own TCP on the ns-3 backend: tcp-newreno, tcp-cubic, tcp-vegas, tcp-westwood,
+    /// tcp-westwoodplus).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(super) controllers: Option<Vec<String>>,
     /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).

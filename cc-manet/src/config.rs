@@ -1,0 +1,133 @@
+//! `ManetConfig` and `FixedWindowConfig`: every knob, declared once.
+
+use crate::{FixedWindow, Manet};
+use cc_core::{ConfigError, Range};
+
+/// Range of the backlog thresholds, packets.
+const BACKLOG: Range = Range::Real {
+    min: 0.0,
+    max: 1e6,
+    unit: "packets",
+};
+
+cc_core::port_config! {
+    /// Configuration of [`Manet`]. Each mechanism is a switch, so that it can be measured alone
+    /// (the README's ablation table); the numbers are their sources' own values, not fitted to
+    /// any scenario: Vegas' bands of 2 and 4 packets and slow-start exit at 1 (Linux
+    /// `tcp_vegas.c`), CUBIC's constants (RFC 9438), Copa's five round trips (Arun and
+    /// Balakrishnan, NSDI 2018, section 2.2).
+    ///
+    /// ```
+    /// let mut manet = cc_manet::ManetConfig::default();
+    /// manet.set_competitive_mode(false)?;
+    /// let mut transport = quinn::TransportConfig::default();
+    /// manet.install(&mut transport);
+    /// # Ok::<(), cc_manet::ConfigError>(())
+    /// ```
+    pub struct ManetConfig for Manet {
+        name: "manet",
+        summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
+        check: check_bands,
+        knobs: {
+            /// Initial window in datagrams (RFC 9002 section 7.2).
+            initial_window_packets: u64 = 10, Range::INITIAL_WINDOW_PACKETS;
+            /// Mechanism 1, the backlog bound (TCP Vegas, Brakmo and Peterson 1995; TCP-UB's
+            /// bands): once per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; the
+            /// window grows only while `Diff < alpha`, holds up to `beta` and loses a packet per
+            /// round above it. Keeps a multi-hop 802.11 chain near its best window (Fu et al.,
+            /// INFOCOM 2003: about h/4 packets).
+            backlog_bound: bool = true, Range::Any;
+            /// Lower backlog threshold alpha, packets (Linux `tcp_vegas.c`: 2).
+            alpha: f64 = 2.0, BACKLOG;
+            /// Upper backlog threshold beta, packets (Linux `tcp_vegas.c`: 4).
+            beta: f64 = 4.0, BACKLOG;
+            /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
+            /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
+            /// loss. With the backlog bound only.
+            slow_start_exit: bool = true, Range::Any;
+            /// Mechanism 2, CUBIC's growth (RFC 9438 section 4, with its Reno-friendly region)
+            /// whenever the window may grow; with false, Reno's one datagram per round trip.
+            /// The stacks' default is CUBIC: on clean and high-BDP paths its growth is what
+            /// this controller must not fall behind.
+            cubic_growth: bool = true, Range::Any;
+            /// Mechanism 3, a Westwood+ floor on every loss cut (Grieco and Mascolo 2004; PETRA,
+            /// TCP-UB): `ssthresh = max(beta_cubic x cwnd, BWE x BaseRTT)`, never above the
+            /// window. A random loss on an uncongested path then costs almost nothing; with
+            /// false, CUBIC's `0.7 x cwnd`.
+            westwood_floor: bool = true, Range::Any;
+            /// Mechanism 4, Copa's mode switch (Arun and Balakrishnan, NSDI 2018, section 2.2):
+            /// when the queue does not drain although the backlog bound keeps shrinking the
+            /// window for `competitive_rounds` round trips, the queue is another flow's (a
+            /// buffer-filling competitor, or a longer route that outdated the base RTT), and the
+            /// bound is lifted until the queueing delay falls to a tenth of its recent maximum.
+            /// Keeps a Vegas-like flow from starving beside CUBIC.
+            competitive_mode: bool = true, Range::Any;
+            /// Round trips of decreases without the queue draining before the bound is lifted
+            /// (Copa: 5).
+            competitive_rounds: u64 = 5, Range::Integer { min: 1, max: 1000 };
+            /// Mechanism 5, a new base RTT after a timeout (persistent congestion): on a MANET
+            /// the route may have changed, and the old base would read the new path's longer
+            /// RTT as a standing queue (Vegas' known failure after a reroute; Linux's
+            /// Westwood+ also restarts its minimum RTT on a loss timeout).
+            reset_base_on_timeout: bool = true, Range::Any;
+        }
+    }
+}
+
+/// The bands must be ordered: `alpha < beta`.
+fn check_bands(c: &ManetConfig) -> Result<(), ConfigError> {
+    if c.alpha() >= c.beta() {
+        return Err(ConfigError::new(
+            "alpha",
+            format!("{} (with beta = {})", c.alpha(), c.beta()),
+            "alpha < beta",
+        ));
+    }
+    Ok(())
+}
+
+cc_core::port_config! {
+    /// Configuration of [`FixedWindow`]: a constant window, the reference a sweep over
+    /// `packets` measures each path's best fixed window with (netsim-ns3's `chain_windows`;
+    /// Fu et al., INFOCOM 2003).
+    ///
+    /// ```
+    /// let mut fixed = cc_manet::FixedWindowConfig::default();
+    /// fixed.set_packets(3)?;
+    /// let mut transport = quinn::TransportConfig::default();
+    /// fixed.install(&mut transport);
+    /// # Ok::<(), cc_manet::ConfigError>(())
+    /// ```
+    pub struct FixedWindowConfig for FixedWindow {
+        name: "fixed",
+        summary: "reference: a constant window of `packets` datagrams, whatever happens (cc-manet)",
+        knobs: {
+            /// The window, datagrams (never changed by losses or ACKs; at least RFC 9002's
+            /// minimum window of 2). quinn 0.11 carries one less (its send check), noq all.
+            packets: u64 = 4, Range::Integer { min: 2, max: 100_000 };
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bands_must_be_ordered_and_values_in_range() {
+        let mut c = ManetConfig::default();
+        assert_eq!((c.alpha(), c.beta()), (2.0, 4.0));
+        let err = c.set_alpha(5.0).unwrap_err();
+        assert_eq!(err.field, "alpha");
+        assert!(err.to_string().contains("alpha < beta"), "{err}");
+        assert_eq!(c, ManetConfig::default(), "unchanged by the failed call");
+        let err = ManetConfig::default().set_beta(-1.0).unwrap_err();
+        assert_eq!(err.field, "beta");
+        let err = ManetConfig::default()
+            .set_competitive_rounds(0)
+            .unwrap_err();
+        assert_eq!(err.field, "competitive_rounds");
+        let err = FixedWindowConfig::default().set_packets(0).unwrap_err();
+        assert_eq!(err.field, "packets");
+    }
+}

@@ -1,0 +1,110 @@
+//! CUBIC's window growth (RFC 9438 section 4), in datagrams and seconds, for [`crate::Manet`].
+
+use std::time::Duration;
+
+use cc_core::Instant;
+
+/// CUBIC's scaling constant C (RFC 9438 section 4.1).
+const C: f64 = 0.4;
+/// CUBIC's multiplicative decrease factor beta_cubic (RFC 9438 section 4.6).
+pub const BETA: f64 = 0.7;
+/// The Reno-friendly region's additive increase (RFC 9438 section 4.3, eq. 4).
+const ALPHA: f64 = 3.0 * (1.0 - BETA) / (1.0 + BETA);
+
+/// One congestion-avoidance epoch of CUBIC: `W_max`, `K` and the Reno-friendly estimate.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct CubicGrowth {
+    /// The window before the last reduction, datagrams (`W_max`).
+    w_max: f64,
+    /// Time to climb back to `W_max`, seconds (`K`).
+    k: f64,
+    /// When the epoch began (the first ACK after it was reset).
+    epoch_start: Option<Instant>,
+    /// The Reno-friendly window estimate, datagrams (`W_est`).
+    w_est: f64,
+}
+
+impl CubicGrowth {
+    /// A reduction from `before` to `after` datagrams (RFC 9438 section 4.6, with fast
+    /// convergence, section 4.7): the next epoch climbs back to `W_max` in `K` seconds.
+    pub fn on_reduction(&mut self, before: f64, after: f64) {
+        self.w_max = if before < self.w_max {
+            before * (1.0 + BETA) / 2.0
+        } else {
+            before
+        };
+        self.k = ((self.w_max - after).max(0.0) / C).cbrt();
+        self.epoch_start = None;
+        self.w_est = after;
+    }
+
+    /// Starts growth from `cwnd` datagrams without a reduction (leaving slow start).
+    pub fn start_at(&mut self, cwnd: f64) {
+        self.w_max = cwnd;
+        self.k = 0.0;
+        self.epoch_start = None;
+        self.w_est = cwnd;
+    }
+
+    /// The window after `acked` datagrams were acknowledged at `now` with a window of `cwnd`
+    /// datagrams and a smoothed RTT of `rtt`: CUBIC's target for one RTT ahead, taken at most
+    /// half the window further, or the Reno-friendly estimate where that is larger (RFC 9438
+    /// sections 4.2-4.4).
+    pub fn grown(&mut self, now: Instant, rtt: Duration, cwnd: f64, acked: f64) -> f64 {
+        let start = *self.epoch_start.get_or_insert(now);
+        if self.w_est == 0.0 {
+            self.w_est = cwnd;
+        }
+        let t = now.saturating_duration_since(start) + rtt;
+        let offset = t.as_secs_f64() - self.k;
+        let target = (C * offset * offset * offset + self.w_max).clamp(cwnd, 1.5 * cwnd);
+        self.w_est += ALPHA * acked / cwnd.max(1.0);
+        let cubic = cwnd + (target - cwnd) * acked / cwnd.max(1.0);
+        cubic.max(self.w_est.min(cwnd + acked))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn climbs_back_to_w_max_in_k_seconds_and_beyond_it_after() {
+        let mut cubic = CubicGrowth::default();
+        cubic.on_reduction(100.0, 70.0);
+        // K = cbrt(30 / 0.4) = 4.217 s.
+        assert!((cubic.k - 4.217).abs() < 1e-3, "{}", cubic.k);
+        let t0 = Instant::now();
+        let rtt = Duration::from_millis(100);
+        let mut cwnd = 70.0;
+        let mut at_k = None;
+        // One window of ACKs per RTT for 8 s.
+        for round in 0..80 {
+            let now = t0 + rtt * round;
+            let acks = cwnd as u32;
+            for _ in 0..acks {
+                cwnd = cubic.grown(now, rtt, cwnd, 1.0);
+            }
+            if round == 42 {
+                at_k = Some(cwnd);
+            }
+        }
+        let at_k = at_k.unwrap();
+        assert!((95.0..=105.0).contains(&at_k), "near W_max at K: {at_k}");
+        assert!(cwnd > 120.0, "convex growth past W_max: {cwnd}");
+    }
+
+    #[test]
+    fn never_shrinks_and_is_at_least_reno_friendly() {
+        let mut cubic = CubicGrowth::default();
+        cubic.on_reduction(10.0, 7.0);
+        let t0 = Instant::now();
+        let mut cwnd = 7.0;
+        for i in 0..1000u32 {
+            let next = cubic.grown(t0 + Duration::from_millis(u64::from(i)), Duration::from_millis(20), cwnd, 1.0);
+            assert!(next >= cwnd, "{next} < {cwnd}");
+            assert!(next <= cwnd + 1.0, "at most one datagram per acknowledged one");
+            cwnd = next;
+        }
+    }
+}

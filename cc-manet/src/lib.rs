@@ -1,0 +1,59 @@
+//! A composite congestion controller for QUIC on multi-hop wireless paths, and a fixed-window
+//! reference. Both run on quinn 0.11 (feature `quinn`, on by default) and noq 1.x, iroh's QUIC
+//! (feature `noq`), from one configuration.
+//!
+//! ```
+//! let mut transport = quinn::TransportConfig::default();
+//! // The controller, and the loss thresholds its classifier reads, in one call.
+//! cc_manet::ManetConfig::default().install(&mut transport);
+//! ```
+//!
+//! # Why a composite
+//!
+//! The five ports of this workspace each win somewhere and lose badly elsewhere (the README's
+//! results): a window bounded by the queue it builds wins on multi-hop 802.11 chains (TCP-UB's
+//! Vegas bands and SACK-FeW's slow growth: 1.5-1.7x NewReno at 4 and 8 hops on ns-3, where ns-3's
+//! own TCP Vegas also beats TCP NewReno), a Westwood bandwidth estimate on loss keeps the window
+//! through random losses (PETRA and TCP-UB near BBR on PETRA's grid), and CUBIC's and BBR's
+//! growth win on clean and long paths. Bounded windows starve beside a CUBIC flow (TCP-UB:
+//! 0.03-0.36x its goodput on a shared bottleneck). [`Manet`] combines these mechanisms, each
+//! from its source, each a switch of [`ManetConfig`] so that it can be measured alone:
+//!
+//! | mechanism | source | knob |
+//! |---|---|---|
+//! | 1. backlog bound: per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; grow below `alpha`, hold to `beta`, one packet less above | TCP Vegas (Brakmo and Peterson, IEEE JSAC 1995, sections 3.2-3.3); TCP-UB's bands; the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `backlog_bound`, `alpha` (2), `beta` (4) |
+//! | 1b. Vegas' slow-start exit at a backlog of 1 packet | Brakmo and Peterson 1995, section 3.3; Linux `tcp_vegas.c` | `slow_start_exit` |
+//! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
+//! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
+//! | 4. mode switch: if the queue does not drain while the bound shrinks the window for 5 round trips, lift the bound until the queueing delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2) | `competitive_mode`, `competitive_rounds` (5) |
+//! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
+//!
+//! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss
+//! a fast retransmit (reading (C) of [`cc_core::TimeoutReading`]). One reduction per round trip
+//! ([`cc_core::RecoveryEpoch`]).
+//!
+//! Not in it, and why: TCP-AP's rate-based pacing (ElRakabawy, Klemm and Lindemann, MobiHoc
+//! 2005) needs the 4-hop propagation delay, which a QUIC sender cannot observe, and quinn 0.11
+//! ignores a controller's pacing rate; ABRA's restore rarely fires on QUIC and Karak's graded
+//! cut behaves as NewReno's (README), so neither is a mechanism here. quinn's send check
+//! carries one datagram less than the window (README, "The same on noq"); this controller does
+//! not compensate it, so quinn and noq run the same algorithm.
+//!
+//! [`FixedWindow`] ([`FixedWindowConfig`], registry name `fixed`) keeps a constant window: a
+//! sweep over its size gives a path's best fixed window, the ceiling the composite is measured
+//! against on chains.
+#![deny(missing_docs)]
+
+mod config;
+mod cubic;
+mod fixed;
+mod manet;
+
+pub use cc_core::{ConfigError, LossSignal, PortConfig, SignalConfig, SignalStats};
+pub use config::{FixedWindowConfig, ManetConfig};
+pub use fixed::FixedWindow;
+pub use manet::{Manet, ManetDecision, ManetMode, ManetPhase};
+
+/// A running composite controller as the stack holds it: the algorithm ([`Manet`]) and its loss
+/// classifier ([`SignalStats`]).
+pub type ManetController = cc_core::PortController<Manet>;

@@ -1,0 +1,423 @@
+//! The composite's state and decisions.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use cc_core::{
+    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RecoveryEpoch,
+    RenoGrowth, RoundCounter, RttRounds, TimeoutReading, VegasBacklog, WestwoodPlusEstimator,
+    Window,
+};
+
+use crate::ManetConfig;
+use crate::cubic::{BETA, CubicGrowth};
+
+/// Round trips of queueing delay kept for Copa's "nearly empty" test (Copa: the last four).
+const RECENT_ROUNDS: usize = 4;
+/// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1).
+const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
+
+/// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
+/// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Manet {
+    config: Arc<ManetConfig>,
+    window: Window,
+    bwe: WestwoodPlusEstimator,
+    rtt: RttRounds,
+    rounds: RoundCounter,
+    cubic: CubicGrowth,
+    reno: RenoGrowth,
+    recovery: RecoveryEpoch,
+    phase: ManetPhase,
+    mode: ManetMode,
+    /// Whether the backlog bound lets the window grow this round.
+    may_grow: bool,
+    /// Bytes the current ACK frame newly acknowledged.
+    frame_acked: u64,
+    /// The window when the current round began (Vegas' `Actual` is what was sent over it).
+    round_start_cwnd: u64,
+    /// Whether the latest acknowledged packet was sent before the current recovery period began.
+    in_recovery: bool,
+    /// Consecutive rounds the bound decreased the window, and the queueing delay when they began.
+    decrease_streak: u64,
+    streak_start_delay: Duration,
+    /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
+    recent_delay: [Duration; RECENT_ROUNDS],
+    recent_next: usize,
+    last_decision: Option<ManetDecision>,
+    last_diff: Option<f64>,
+}
+
+/// Slow start or congestion avoidance.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManetPhase {
+    /// Byte-counting slow start, left at ssthresh or by Vegas' exit.
+    SlowStart,
+    /// CUBIC's (or Reno's) growth, gated by the backlog bound.
+    CongestionAvoidance,
+}
+
+/// Copa's two modes (Arun and Balakrishnan, NSDI 2018, section 2.2).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManetMode {
+    /// The backlog bound gates growth: the queue is this flow's own.
+    Delay,
+    /// The queue did not drain as the bound shrank the window: another flow's, or an outdated
+    /// base RTT. Growth is CUBIC's alone until the queue is nearly empty.
+    Competitive,
+}
+
+/// Which rule ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManetDecision {
+    /// Vegas' slow-start exit: the round's backlog exceeded 1 packet; the window is cut to the
+    /// backlog-free window plus one packet and growth becomes CUBIC's from there.
+    SlowStartExit,
+    /// `Diff < alpha`: the window may grow this round.
+    Grow,
+    /// `alpha <= Diff <= beta`: it holds.
+    Hold,
+    /// `Diff > beta`: one packet less.
+    Decrease,
+    /// The queue did not drain over `competitive_rounds` decreases: the bound is lifted.
+    EnterCompetitive,
+    /// In competitive mode: growth is CUBIC's.
+    Competitive,
+    /// The queueing delay fell to a tenth of its recent maximum: the bound applies again.
+    LeaveCompetitive,
+    /// A round without a usable RTT sample, or the bound off: no decision.
+    NoSample,
+    /// A round that ended inside a recovery period: no decision.
+    InRecovery,
+    /// A loss: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` (with the Westwood+ floor), the
+    /// window cut to it.
+    Loss,
+    /// Persistent congestion (the timeout): the minimum window, a new base RTT.
+    Timeout,
+}
+
+impl ManetDecision {
+    /// A stable name for tracing.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SlowStartExit => "slow_start_exit",
+            Self::Grow => "grow",
+            Self::Hold => "hold",
+            Self::Decrease => "decrease",
+            Self::EnterCompetitive => "enter_competitive",
+            Self::Competitive => "competitive",
+            Self::LeaveCompetitive => "leave_competitive",
+            Self::NoSample => "no_sample",
+            Self::InRecovery => "in_recovery",
+            Self::Loss => "loss",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+impl Manet {
+    /// A controller at the start of a connection whose datagrams are `mtu` bytes.
+    pub fn new(config: impl Into<Arc<ManetConfig>>, mtu: u16) -> Self {
+        let config = config.into();
+        let window = Window::new(config.initial_window_packets(), mtu);
+        Self {
+            round_start_cwnd: window.cwnd(),
+            config,
+            window,
+            bwe: WestwoodPlusEstimator::new(),
+            rtt: RttRounds::default(),
+            rounds: RoundCounter::default(),
+            cubic: CubicGrowth::default(),
+            reno: RenoGrowth::default(),
+            recovery: RecoveryEpoch::default(),
+            phase: ManetPhase::SlowStart,
+            mode: ManetMode::Delay,
+            may_grow: true,
+            frame_acked: 0,
+            in_recovery: false,
+            decrease_streak: 0,
+            streak_start_delay: Duration::ZERO,
+            recent_delay: [Duration::ZERO; RECENT_ROUNDS],
+            recent_next: 0,
+            last_decision: None,
+            last_diff: None,
+        }
+    }
+
+    /// The current phase.
+    pub fn phase(&self) -> ManetPhase {
+        self.phase
+    }
+
+    /// The current mode.
+    pub fn mode(&self) -> ManetMode {
+        self.mode
+    }
+
+    /// The latest decision taken.
+    pub fn last_decision(&self) -> Option<ManetDecision> {
+        self.last_decision
+    }
+
+    /// The latest round's backlog `Diff`, packets.
+    pub fn last_diff(&self) -> Option<f64> {
+        self.last_diff
+    }
+
+    /// The base RTT (the minimum sample since the start or the last timeout).
+    pub fn base_rtt(&self) -> Option<Duration> {
+        self.rtt.base()
+    }
+
+    /// Rounds completed.
+    pub fn rounds(&self) -> u64 {
+        self.rounds.rounds()
+    }
+
+    /// The window in datagrams, as CUBIC counts it.
+    fn cwnd_packets(&self) -> f64 {
+        self.window.cwnd() as f64 / self.window.mtu() as f64
+    }
+
+    /// The cut on a loss: CUBIC's `0.7 x cwnd`, floored by the Westwood+ estimate of the
+    /// backlog-free window where that mechanism is on, never above the window.
+    pub fn loss_ssthresh(&self) -> u64 {
+        let cwnd = self.window.cwnd();
+        let cubic = cc_core::scale(cwnd, BETA);
+        let floor = if self.config.westwood_floor() {
+            self.rtt
+                .base()
+                .and_then(|base| self.bwe.bdp(base))
+                .unwrap_or(0)
+        } else {
+            0
+        };
+        cubic.max(floor).min(cwnd)
+    }
+
+    /// Ends a round: the backlog bound's decision and Copa's mode switch.
+    pub fn on_round_end(&mut self) -> ManetDecision {
+        let decision = self.decide_round();
+        self.round_start_cwnd = self.window.cwnd();
+        if decision != ManetDecision::NoSample {
+            self.last_decision = Some(decision);
+            self.trace(decision, None);
+        }
+        decision
+    }
+
+    fn decide_round(&mut self) -> ManetDecision {
+        let round = self.rtt.end_round();
+        if !self.config.backlog_bound() {
+            self.may_grow = true;
+            return ManetDecision::NoSample;
+        }
+        if self.in_recovery {
+            return ManetDecision::InRecovery;
+        }
+        let mtu = self.window.mtu();
+        let (Some(round), Some(base)) = (round, self.rtt.base()) else {
+            return ManetDecision::NoSample;
+        };
+        let Some(backlog) = VegasBacklog::new(self.round_start_cwnd, mtu, base, round.min) else {
+            return ManetDecision::NoSample;
+        };
+        let delay = round.min.saturating_sub(base);
+        let recent_max = self.recent_delay.iter().copied().max().unwrap_or_default();
+        self.recent_delay[self.recent_next] = delay;
+        self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS;
+        let diff = backlog.diff_packets;
+        self.last_diff = Some(diff);
+        let c = Arc::clone(&self.config);
+        if self.phase == ManetPhase::SlowStart {
+            if c.slow_start_exit() && diff > SLOW_START_EXIT_BACKLOG {
+                // Vegas slow start (Brakmo and Peterson 1995, section 3.3; Linux tcp_vegas.c):
+                // cwnd = min(cwnd, target + 1 segment), ssthresh = cwnd - 1 segment.
+                let cwnd = self.window.cwnd();
+                self.window
+                    .set_cwnd(cwnd.min(backlog.target_bytes.saturating_add(mtu)));
+                let ssthresh = self.window.ssthresh();
+                self.window
+                    .set_ssthresh(ssthresh.min(self.window.cwnd().saturating_sub(mtu)));
+                self.enter_avoidance();
+                return ManetDecision::SlowStartExit;
+            }
+            return ManetDecision::Grow;
+        }
+        if self.mode == ManetMode::Competitive {
+            self.may_grow = true;
+            // Copa: the queue is nearly empty when its delay is under a tenth of its recent
+            // maximum; then the queue can be this flow's own again.
+            if delay <= recent_max / 10 || diff < c.alpha() {
+                self.mode = ManetMode::Delay;
+                self.decrease_streak = 0;
+                return ManetDecision::LeaveCompetitive;
+            }
+            return ManetDecision::Competitive;
+        }
+        if diff > c.beta() {
+            if self.decrease_streak == 0 {
+                self.streak_start_delay = delay;
+            }
+            self.decrease_streak += 1;
+            // A queue this flow built shrinks as it sends less: after `competitive_rounds`
+            // decreases its delay is well below where it started. One that stays at half or
+            // more is not (only) this flow's.
+            if c.competitive_mode()
+                && self.decrease_streak >= c.competitive_rounds()
+                && delay >= self.streak_start_delay / 2
+            {
+                self.mode = ManetMode::Competitive;
+                self.may_grow = true;
+                self.decrease_streak = 0;
+                return ManetDecision::EnterCompetitive;
+            }
+            self.window.shrink(mtu);
+            self.cubic.start_at(self.cwnd_packets());
+            self.may_grow = false;
+            ManetDecision::Decrease
+        } else if diff >= c.alpha() {
+            self.decrease_streak = 0;
+            self.may_grow = false;
+            ManetDecision::Hold
+        } else {
+            self.decrease_streak = 0;
+            self.may_grow = true;
+            ManetDecision::Grow
+        }
+    }
+
+    fn enter_avoidance(&mut self) {
+        self.phase = ManetPhase::CongestionAvoidance;
+        self.cubic.start_at(self.cwnd_packets());
+        self.reno.reset();
+    }
+
+    /// Applies the reaction to `signal`; returns the rule taken. Callers decide whether the
+    /// event reduces the window at all (one reduction per round trip).
+    pub fn react(&mut self, signal: LossSignal) -> ManetDecision {
+        let before = self.cwnd_packets();
+        let decision = if signal.is_timeout() {
+            let ssthresh = self.loss_ssthresh();
+            self.window.set_cwnd(0);
+            self.window.set_ssthresh(ssthresh);
+            self.phase = ManetPhase::SlowStart;
+            self.mode = ManetMode::Delay;
+            self.decrease_streak = 0;
+            self.may_grow = true;
+            if self.config.reset_base_on_timeout() {
+                self.rtt.reset_base();
+            }
+            self.cubic.on_reduction(before, self.cwnd_packets());
+            ManetDecision::Timeout
+        } else {
+            let ssthresh = self.loss_ssthresh();
+            self.window.set_ssthresh(ssthresh);
+            self.window.set_cwnd(ssthresh);
+            self.phase = ManetPhase::CongestionAvoidance;
+            self.cubic.on_reduction(before, self.cwnd_packets());
+            self.reno.reset();
+            ManetDecision::Loss
+        };
+        self.last_decision = Some(decision);
+        self.trace(decision, Some(signal));
+        decision
+    }
+
+    fn trace(&self, decision: ManetDecision, class: Option<LossSignal>) {
+        tracing::debug!(
+            target: "cc",
+            controller = Self::NAME,
+            decision = decision.name(),
+            class = class.map(|c| c.name()),
+            dup_acks = class.and_then(|c| c.dup_acks()),
+            cwnd = self.window.cwnd(),
+            ssthresh = self.window.ssthresh(),
+            diff_packets = self.last_diff,
+            competitive = self.mode == ManetMode::Competitive,
+            bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
+            base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
+            round = self.rounds.rounds(),
+            "window decision"
+        );
+    }
+}
+
+impl CongestionAlgorithm for Manet {
+    const NAME: &'static str = "manet";
+    const TIMEOUT_READING: TimeoutReading = TimeoutReading::PersistentCongestion;
+
+    fn on_sent(&mut self, _now: cc_core::Instant, _bytes: u64, last_packet_number: u64) {
+        self.rounds.on_sent(last_packet_number);
+    }
+
+    fn on_ack(&mut self, ack: &AckSample) {
+        let rtt = ack.latest_rtt();
+        self.rtt.on_sample(rtt);
+        self.bwe.on_rtt_sample(rtt);
+        self.in_recovery = self.recovery.contains(ack.sent);
+        self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
+        if ack.app_limited || self.in_recovery {
+            return;
+        }
+        match self.phase {
+            ManetPhase::SlowStart => {
+                self.window.grow(ack.bytes);
+                if !self.window.in_slow_start() {
+                    self.enter_avoidance();
+                }
+            }
+            ManetPhase::CongestionAvoidance if self.may_grow => {
+                // Under the bound, Vegas' own increase: one datagram per round trip. CUBIC's
+                // growth is for when nothing bounds the window (competitive mode, or the bound
+                // off): its convex region adds up to half a window per round trip, which on a
+                // chain overshoots the few packets the bound allows before the next round can
+                // stop it.
+                let bounded = self.config.backlog_bound() && self.mode == ManetMode::Delay;
+                if self.config.cubic_growth() && !bounded {
+                    let mtu = self.window.mtu() as f64;
+                    let grown = self.cubic.grown(
+                        ack.now,
+                        ack.rtt.smoothed,
+                        self.cwnd_packets(),
+                        ack.bytes as f64 / mtu,
+                    );
+                    let bytes = (grown * mtu) as u64;
+                    if bytes > self.window.cwnd() {
+                        self.window.set_cwnd(bytes);
+                    }
+                } else {
+                    self.reno.on_ack(&mut self.window, ack.bytes);
+                }
+            }
+            ManetPhase::CongestionAvoidance => {}
+        }
+    }
+
+    fn on_end_acks(&mut self, end: &AckRoundEnd) {
+        let acked = std::mem::take(&mut self.frame_acked);
+        if acked > 0 {
+            self.bwe.on_ack(end.now, acked);
+        }
+        if self.rounds.on_ack_frame(end.largest_acked) {
+            self.on_round_end();
+        }
+    }
+
+    fn on_congestion(&mut self, event: &CongestionEvent) {
+        // One reduction per round trip; persistent congestion always reacts.
+        if !self.recovery.admits(event) {
+            return;
+        }
+        self.react(event.signal);
+    }
+
+    fn window_state(&self) -> &Window {
+        &self.window
+    }
+
+    fn window_state_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+}
