@@ -56,14 +56,15 @@ cc_core::port_config! {
             /// false, CUBIC's `0.7 x cwnd`.
             westwood_floor: bool = true, Range::Any;
             /// Mechanism 4, Copa's mode switch (Arun and Balakrishnan, NSDI 2018, section 2.2):
-            /// when the queue does not drain although the backlog bound keeps shrinking the
-            /// window for `competitive_rounds` round trips, the queue is another flow's (a
+            /// after `competitive_rounds` round trips with a standing queue (`Diff >= alpha`),
+            /// one round sends only the backlog-free window, which drains a queue this flow
+            /// built. If the queueing delay keeps three quarters of its value or more, the queue
+            /// is another flow's (a
             /// buffer-filling competitor, or a longer route that outdated the base RTT), and the
-            /// bound is lifted until the queueing delay falls to a tenth of its recent maximum.
-            /// Keeps a Vegas-like flow from starving beside CUBIC.
+            /// bound is lifted until the queueing delay falls under a tenth of its maximum over
+            /// the last four rounds. Keeps a Vegas-like flow from starving beside CUBIC.
             competitive_mode: bool = true, Range::Any;
-            /// Round trips of decreases without the queue draining before the bound is lifted
-            /// (Copa: 5).
+            /// Round trips with a standing queue before a drain probe (Copa: 5).
             competitive_rounds: u64 = 5, Range::Integer { min: 1, max: 1000 };
             /// Mechanism 5, a new base RTT after a timeout (persistent congestion): on a MANET
             /// the route may have changed, and the old base would read the new path's longer

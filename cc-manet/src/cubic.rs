@@ -101,9 +101,17 @@ mod tests {
         let t0 = Instant::now();
         let mut cwnd = 7.0;
         for i in 0..1000u32 {
-            let next = cubic.grown(t0 + Duration::from_millis(u64::from(i)), Duration::from_millis(20), cwnd, 1.0);
+            let next = cubic.grown(
+                t0 + Duration::from_millis(u64::from(i)),
+                Duration::from_millis(20),
+                cwnd,
+                1.0,
+            );
             assert!(next >= cwnd, "{next} < {cwnd}");
-            assert!(next <= cwnd + 1.0, "at most one datagram per acknowledged one");
+            assert!(
+                next <= cwnd + 1.0,
+                "at most one datagram per acknowledged one"
+            );
             cwnd = next;
         }
     }

@@ -25,7 +25,7 @@
 //! | 1b. Vegas' slow-start exit at a backlog of 1 packet | Brakmo and Peterson 1995, section 3.3; Linux `tcp_vegas.c` | `slow_start_exit` |
 //! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
 //! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
-//! | 4. mode switch: if the queue does not drain while the bound shrinks the window for 5 round trips, lift the bound until the queueing delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2) | `competitive_mode`, `competitive_rounds` (5) |
+//! | 4. mode switch: after 5 round trips with a standing queue, send the backlog-free window for one round; if the queueing delay keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2) | `competitive_mode`, `competitive_rounds` (5) |
 //! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
 //!
 //! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss

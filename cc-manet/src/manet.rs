@@ -14,6 +14,12 @@ use crate::cubic::{BETA, CubicGrowth};
 
 /// Round trips of queueing delay kept for Copa's "nearly empty" test (Copa: the last four).
 const RECENT_ROUNDS: usize = 4;
+/// The share of its queueing delay a drain probe's round must keep for the queue to count as
+/// another flow's: a queue this flow built loses at least a quarter of its delay when the flow
+/// sends only its backlog-free window. Chosen between 1/2 and 3/4 on ns3-chain and
+/// coexist-manet (README, "Which controller for my path"): with 1/2, the contention delay of an
+/// 802.11 chain, which a smaller window reduces by less than half, read as a competitor's queue.
+const DRAIN_KEEPS: f64 = 0.75;
 /// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1).
 const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
 
@@ -39,9 +45,10 @@ pub struct Manet {
     round_start_cwnd: u64,
     /// Whether the latest acknowledged packet was sent before the current recovery period began.
     in_recovery: bool,
-    /// Consecutive rounds the bound decreased the window, and the queueing delay when they began.
-    decrease_streak: u64,
-    streak_start_delay: Duration,
+    /// Consecutive rounds with a standing queue (`Diff >= alpha`).
+    queued_rounds: u64,
+    /// The queueing delay when a drain probe began, while one runs.
+    probe_start_delay: Option<Duration>,
     /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
     recent_delay: [Duration; RECENT_ROUNDS],
     recent_next: usize,
@@ -80,7 +87,14 @@ pub enum ManetDecision {
     Hold,
     /// `Diff > beta`: one packet less.
     Decrease,
-    /// The queue did not drain over `competitive_rounds` decreases: the bound is lifted.
+    /// After `competitive_rounds` rounds with a standing queue: the window is set to the
+    /// backlog-free window `cwnd - Diff` for one round, which drains a queue this flow built.
+    DrainProbe,
+    /// The probe's queue drained (it lost at least a quarter of its delay): the queue was this
+    /// flow's.
+    Drained,
+    /// The probe's queue kept three quarters of its delay or more: another flow's, or an
+    /// outdated base RTT; the bound is lifted.
     EnterCompetitive,
     /// In competitive mode: growth is CUBIC's.
     Competitive,
@@ -105,6 +119,8 @@ impl ManetDecision {
             Self::Grow => "grow",
             Self::Hold => "hold",
             Self::Decrease => "decrease",
+            Self::DrainProbe => "drain_probe",
+            Self::Drained => "drained",
             Self::EnterCompetitive => "enter_competitive",
             Self::Competitive => "competitive",
             Self::LeaveCompetitive => "leave_competitive",
@@ -136,8 +152,8 @@ impl Manet {
             may_grow: true,
             frame_acked: 0,
             in_recovery: false,
-            decrease_streak: 0,
-            streak_start_delay: Duration::ZERO,
+            queued_rounds: 0,
+            probe_start_delay: None,
             recent_delay: [Duration::ZERO; RECENT_ROUNDS],
             recent_next: 0,
             last_decision: None,
@@ -249,40 +265,49 @@ impl Manet {
             self.may_grow = true;
             // Copa: the queue is nearly empty when its delay is under a tenth of its recent
             // maximum; then the queue can be this flow's own again.
-            if delay <= recent_max / 10 || diff < c.alpha() {
+            if delay <= recent_max / 10 {
                 self.mode = ManetMode::Delay;
-                self.decrease_streak = 0;
+                self.queued_rounds = 0;
                 return ManetDecision::LeaveCompetitive;
             }
             return ManetDecision::Competitive;
         }
-        if diff > c.beta() {
-            if self.decrease_streak == 0 {
-                self.streak_start_delay = delay;
-            }
-            self.decrease_streak += 1;
-            // A queue this flow built shrinks as it sends less: after `competitive_rounds`
-            // decreases its delay is well below where it started. One that stays at half or
-            // more is not (only) this flow's.
-            if c.competitive_mode()
-                && self.decrease_streak >= c.competitive_rounds()
-                && delay >= self.streak_start_delay / 2
-            {
+        if let Some(start) = self.probe_start_delay.take() {
+            // A queue this flow built drains in the round it sends only the backlog-free
+            // window; one that keeps most of its delay is not (only) this flow's.
+            self.queued_rounds = 0;
+            if delay >= start.mul_f64(DRAIN_KEEPS) {
                 self.mode = ManetMode::Competitive;
                 self.may_grow = true;
-                self.decrease_streak = 0;
                 return ManetDecision::EnterCompetitive;
             }
+            self.may_grow = false;
+            return ManetDecision::Drained;
+        }
+        if diff >= c.alpha() {
+            self.queued_rounds += 1;
+        } else {
+            self.queued_rounds = 0;
+        }
+        if c.competitive_mode() && self.queued_rounds >= c.competitive_rounds() && !delay.is_zero()
+        {
+            // Copa's test needs a queue that empties now and then; a Vegas window holds a
+            // steady one, so drain it on purpose and watch (Copa, section 2.2).
+            self.probe_start_delay = Some(delay);
+            self.window.set_cwnd(backlog.target_bytes);
+            self.cubic.start_at(self.cwnd_packets());
+            self.may_grow = false;
+            return ManetDecision::DrainProbe;
+        }
+        if diff > c.beta() {
             self.window.shrink(mtu);
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
             ManetDecision::Decrease
         } else if diff >= c.alpha() {
-            self.decrease_streak = 0;
             self.may_grow = false;
             ManetDecision::Hold
         } else {
-            self.decrease_streak = 0;
             self.may_grow = true;
             ManetDecision::Grow
         }
@@ -304,7 +329,8 @@ impl Manet {
             self.window.set_ssthresh(ssthresh);
             self.phase = ManetPhase::SlowStart;
             self.mode = ManetMode::Delay;
-            self.decrease_streak = 0;
+            self.queued_rounds = 0;
+            self.probe_start_delay = None;
             self.may_grow = true;
             if self.config.reset_base_on_timeout() {
                 self.rtt.reset_base();

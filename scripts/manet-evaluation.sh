@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# The composite controller's evaluation (cc-manet; README, "Which controller for my path"):
+# every sweep below, resumable (a re-run skips the runs its directory has), then each one's
+# table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
+# one mechanism off each. Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
+# HARNESS=path/to/harness (default: a release build with the ns3 feature).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+out=${1:-results/manet}
+harness=${HARNESS:-target/release/harness}
+if [ -z "${HARNESS:-}" ]; then
+  cargo build --release -p harness --features ns3 --locked
+fi
+jobs=${JOBS:-2}
+baselines_quinn=newreno,cubic,bbr,manet
+baselines_noq=newreno,cubic,bbr3,manet
+sweep() { # name, then harness sweep arguments
+  local name=$1
+  shift
+  "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"
+}
+# The presets of issue 34's targets, on quinn and on noq.
+for stack in quinn noq; do
+  b=$baselines_quinn
+  [ "$stack" = noq ] && b=$baselines_noq
+  sweep "$stack/demo" --preset demo --stack "$stack" --controllers "$b"
+  sweep "$stack/petra-table-4.2" --preset petra-table-4.2 --stack "$stack" --controllers "$b"
+  sweep "$stack/coexist-wireless" --preset coexist-wireless --stack "$stack" --controllers "$b"
+  sweep "$stack/coexist-manet" --preset coexist-manet --stack "$stack" --controllers "$b"
+  sweep "$stack/chain" --preset chain --stack "$stack" --controllers "$b"
+  sweep "$stack/ns3-chain" --preset ns3-chain --stack "$stack" --controllers "$b" --seeds 5
+  sweep "$stack/ns3-manet" --preset ns3-manet --stack "$stack" --controllers "$b" --seeds 5
+done
+# The best fixed window on ns-3's chains (2-4 datagrams: chain_windows' optimum is 1-3).
+for packets in 2 3 4; do
+  sweep "quinn/ns3-chain-fixed-$packets" --preset ns3-chain --controllers fixed \
+    --set "fixed.packets=$packets" --seeds 5
+done
+# Ablations on quinn: each mechanism off.
+for knob in backlog_bound cubic_growth westwood_floor competitive_mode slow_start_exit reset_base_on_timeout; do
+  for preset in demo petra-table-4.2 coexist-wireless; do
+    sweep "ablation/$knob/$preset" --preset "$preset" --controllers manet --set "manet.$knob=false"
+  done
+  sweep "ablation/$knob/ns3-chain" --preset ns3-chain --controllers manet --set "manet.$knob=false" --seeds 5
+done
+for dir in "$out"/quinn/* "$out"/noq/*; do
+  echo "== $dir"
+  "$harness" merge "$dir" | sed -n '/^point/,/^util/p'
+done

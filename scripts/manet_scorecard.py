@@ -1,0 +1,159 @@
+#!/usr/bin/env python3
+"""The composite controller's scorecard (issue 34's targets) from sweep result files.
+
+usage: scripts/manet_scorecard.py DIR [DIR ...]
+  Each DIR is a `harness sweep --out` directory (JSON lines: a header, then one run per line)
+  holding `manet` and the stack's baselines (newreno, cubic, bbr or bbr3). Optional
+  `fixed-N` directories (a sweep of `fixed` with `--set fixed.packets=N`) given with
+  --fixed DIR add the best fixed window per point.
+
+Per point it prints, as the harness's tables do, paired ratios: the geometric mean over seeds
+of manet's goodput over another controller's on the same seed, with a 95% interval (Student's t
+on the log ratios), `*` when it excludes 1. In a mixed run (`[[flow]]`, `--mix`) a controller's
+goodput is its own flow's. Columns: x default (the stack's Cubic), x best (the baseline with the
+highest mean goodput at that point), p95 RTT against Cubic's, and in mixed runs manet's goodput
+over its competitor's and its loss rate over NewReno's in the same mix. Each target is marked
+met or missed. Standard library only.
+"""
+import json
+import math
+import statistics
+import sys
+from collections import defaultdict
+
+# Two-sided 95% Student's t quantiles by degrees of freedom (1-30), then the normal's.
+T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
+       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
+       2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
+BASELINES = {"newreno", "cubic", "bbr", "bbr3"}
+
+
+def t95(df):
+    return T95[df - 1] if df <= len(T95) else 1.960
+
+
+def paired(pairs):
+    logs = [math.log(a / b) for a, b in pairs if a > 0 and b > 0]
+    if len(logs) < 2:
+        return None
+    mean = statistics.mean(logs)
+    half = t95(len(logs) - 1) * statistics.stdev(logs) / math.sqrt(len(logs))
+    return math.exp(mean), math.exp(mean - half), math.exp(mean + half)
+
+
+def cell(r):
+    if r is None:
+        return "-"
+    star = "*" if r[1] > 1 or r[2] < 1 else ""
+    return f"{r[0]:.2f} [{r[1]:.2f}, {r[2]:.2f}]{star}"
+
+
+def own(run):
+    """The run's controller's goodput, p95 RTT and loss rate (its own flow in a mixed run)."""
+    flows = run["flows"]
+    mine = [f for f in flows if f.get("controller") in (None, run["controller"])]
+    if len(mine) == len(flows):
+        goodput = run["goodput_bps"]
+    else:
+        mine = mine[:1]
+        goodput = sum(f["goodput_bps"] for f in mine)
+    rtts = [f["rtt_p95_ms"] for f in mine if f.get("rtt_p95_ms") is not None]
+    sent = sum(f["packets_sent"] for f in mine)
+    lost = sum(f["packets_lost"] for f in mine)
+    others = [f["goodput_bps"] for f in flows if f not in mine]
+    return {
+        "goodput": goodput,
+        "p95": statistics.mean(rtts) if rtts else None,
+        "loss": lost / sent if sent else 0.0,
+        "others": statistics.mean(others) if others else None,
+    }
+
+
+def load(directory):
+    import glob
+
+    runs = []
+    for path in sorted(glob.glob(f"{directory}/shard-*.jsonl")):
+        with open(path) as f:
+            for line in f.read().splitlines()[1:]:
+                if line.strip():
+                    runs.append(json.loads(line)["result"])
+    return runs
+
+
+def main(argv):
+    fixed_dirs, dirs = [], []
+    args = iter(argv)
+    for a in args:
+        if a == "--fixed":
+            fixed_dirs.append(next(args))
+        else:
+            dirs.append(a)
+    if not dirs:
+        print(__doc__, file=sys.stderr)
+        return 2
+    fixed = defaultdict(dict)  # point -> seed -> best fixed goodput
+    for d in fixed_dirs:
+        for run in load(d):
+            key = (run["point"], run["seed"])
+            fixed[key[0]][key[1]] = max(fixed[key[0]].get(key[1], 0.0), own(run)["goodput"])
+    met = missed = 0
+    print("| experiment | point | x default (Cubic) | x best (which) | p95 RTT ms manet / Cubic | beside its competitor | targets |")
+    print("|---|---|---|---|---|---|---|")
+    for d in dirs:
+        by = defaultdict(lambda: defaultdict(dict))  # point -> controller -> seed -> metrics
+        for run in load(d):
+            name = run["controller"].split(" ")[0]
+            by[run["point"]][name][run["seed"]] = own(run)
+        for point, ctrls in by.items():
+            m = ctrls.get("manet")
+            if not m or "cubic" not in ctrls:
+                continue
+            ratio = lambda other: paired([(m[s]["goodput"], other[s]["goodput"]) for s in m if s in other])
+            mean_goodput = lambda c: statistics.mean(x["goodput"] for x in ctrls[c].values())
+            best = max((c for c in ctrls if c in BASELINES), key=mean_goodput)
+            x_default, x_best = ratio(ctrls["cubic"]), ratio(ctrls[best])
+            p95 = lambda c: [x["p95"] for x in ctrls[c].values() if x["p95"] is not None]
+            rtt_m, rtt_c = p95("manet"), p95("cubic")
+            rtt_m = statistics.mean(rtt_m) if rtt_m else None
+            rtt_c = statistics.mean(rtt_c) if rtt_c else None
+            verdicts = []
+
+            def target(name, ok):
+                nonlocal met, missed
+                if ok is None:
+                    return
+                verdicts.append(f"{name} {'met' if ok else 'MISSED'}")
+                met, missed = met + bool(ok), missed + (not ok)
+
+            if x_default:
+                target("T1", x_default[0] >= 1.0 and x_default[2] >= 0.95)
+            if x_best:
+                target("T2", x_best[0] >= 0.9)
+            if rtt_m is not None and rtt_c is not None:
+                target("T4 RTT", rtt_m <= rtt_c)
+            if "chain" in d and point in ("hops=4", "hops=8") and x_best:
+                target("T3 x1.3", x_best[0] >= 1.3)
+                if fixed.get(point):
+                    best_fixed = paired([(m[s]["goodput"], fixed[point][s]) for s in m if s in fixed[point]])
+                    target("T3 fixed", best_fixed is not None and best_fixed[0] >= 0.9)
+                    verdicts[-1] += f" ({cell(best_fixed)} of the best fixed window)"
+            beside = "-"
+            others = [x["others"] for x in m.values() if x["others"]]
+            if others:
+                share = statistics.mean(x["goodput"] for x in m.values()) / statistics.mean(others)
+                loss_m = statistics.mean(x["loss"] for x in m.values())
+                loss_n = statistics.mean(x["loss"] for x in ctrls["newreno"].values()) if "newreno" in ctrls else None
+                beside = f"x others {share:.2f}"
+                target("T4 share", 0.5 <= share <= 2.0)
+                if loss_n:
+                    beside += f", loss {loss_m / loss_n:.2f}x NewReno's"
+                    target("T4 loss", loss_m <= 2 * loss_n)
+            rtt = f"{rtt_m:.0f} / {rtt_c:.0f}" if rtt_m is not None and rtt_c is not None else "-"
+            print(f"| {d.rstrip('/').split('/')[-2:] and '/'.join(d.rstrip('/').split('/')[-2:])} | {point} | {cell(x_default)} | {cell(x_best)} ({best}) | {rtt} | {beside} | {', '.join(verdicts)} |")
+    print(f"\n{met} targets met, {missed} missed")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
