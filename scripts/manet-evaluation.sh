@@ -2,7 +2,8 @@
 # The composite controller's evaluation (cc-manet; README, "Which controller for my path"):
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
-# one mechanism off each. Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
+# one mechanism off each; the scorecard and the ablation table close it (python3, standard
+# library). Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -43,7 +44,10 @@ for knob in backlog_bound cubic_growth westwood_floor competitive_mode slow_star
   done
   sweep "ablation/$knob/ns3-chain" --preset ns3-chain --controllers manet --set "manet.$knob=false" --seeds 5
 done
-for dir in "$out"/quinn/* "$out"/noq/*; do
-  echo "== $dir"
-  "$harness" merge "$dir" | sed -n '/^point/,/^util/p'
+for stack in quinn noq; do
+  echo "== scorecard, $stack"
+  python3 scripts/manet_scorecard.py "$out/$stack"/{demo,petra-table-4.2,coexist-wireless,coexist-manet,chain,ns3-chain,ns3-manet} \
+    --fixed "$out/quinn/ns3-chain-fixed-2" --fixed "$out/quinn/ns3-chain-fixed-3" --fixed "$out/quinn/ns3-chain-fixed-4"
 done
+echo "== ablation (quinn)"
+python3 scripts/manet_ablation.py "$out"

@@ -132,7 +132,7 @@ def main(argv):
                 target("T2", x_best[0] >= 0.9)
             if rtt_m is not None and rtt_c is not None:
                 target("T4 RTT", rtt_m <= rtt_c)
-            if "chain" in d and point in ("hops=4", "hops=8") and x_best:
+            if "ns3-chain" in d and point in ("hops=4", "hops=8") and x_best:
                 target("T3 x1.3", x_best[0] >= 1.3)
                 if fixed.get(point):
                     best_fixed = paired([(m[s]["goodput"], fixed[point][s]) for s in m if s in fixed[point]])
@@ -150,7 +150,8 @@ def main(argv):
                     beside += f", loss {loss_m / loss_n:.2f}x NewReno's"
                     target("T4 loss", loss_m <= 2 * loss_n)
             rtt = f"{rtt_m:.0f} / {rtt_c:.0f}" if rtt_m is not None and rtt_c is not None else "-"
-            print(f"| {d.rstrip('/').split('/')[-2:] and '/'.join(d.rstrip('/').split('/')[-2:])} | {point} | {cell(x_default)} | {cell(x_best)} ({best}) | {rtt} | {beside} | {', '.join(verdicts)} |")
+            name = "/".join(d.rstrip("/").split("/")[-2:])
+            print(f"| {name} | {point} | {cell(x_default)} | {cell(x_best)} ({best}) | {rtt} | {beside} | {', '.join(verdicts)} |")
     print(f"\n{met} targets met, {missed} missed")
     return 0
 

@@ -1,0 +1,43 @@
+#!/usr/bin/env python3
+"""The composite's ablation table from the evaluation's result files.
+
+usage: scripts/manet_ablation.py RESULTS_DIR (default results/manet)
+For every mechanism switched off (RESULTS_DIR/ablation/KNOB/PRESET) and every point, the
+paired ratio (geometric mean over seeds, 95% interval, `*` when it excludes 1) of the composite
+without it over the composite as it is (RESULTS_DIR/quinn/PRESET): below 1, the mechanism helps
+there. Standard library only; the statistics are manet_scorecard.py's.
+"""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from manet_scorecard import cell, load, own, paired  # noqa: E402
+
+
+def main(argv):
+    root = argv[0] if argv else "results/manet"
+    knobs = sorted(os.listdir(os.path.join(root, "ablation")))
+    presets = sorted({p for k in knobs for p in os.listdir(os.path.join(root, "ablation", k))})
+    print("| preset | point | " + " | ".join(f"without {k}" for k in knobs) + " |")
+    print("|---|---|" + "---|" * len(knobs))
+    for preset in presets:
+        full = {}
+        for run in load(os.path.join(root, "quinn", preset)):
+            if run["controller"].split(" ")[0] == "manet":
+                full[(run["point"], run["seed"])] = own(run)["goodput"]
+        points = sorted({p for p, _ in full}, key=lambda p: (len(p), p))
+        cols = {}
+        for k in knobs:
+            runs = load(os.path.join(root, "ablation", k, preset))
+            off = {(r["point"], r["seed"]): own(r)["goodput"] for r in runs}
+            cols[k] = {
+                p: paired([(off[(p, s)], full[(p, s)]) for (q, s) in off if q == p and (p, s) in full])
+                for p in points
+            }
+        for p in points:
+            print(f"| {preset} | {p} | " + " | ".join(cell(cols[k][p]) for k in knobs) + " |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
