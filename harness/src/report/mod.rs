@@ -86,8 +86,21 @@ pub struct SummaryRow {
     pub utilization: Option<Spread>,
     /// Mean goodput over NewReno's mean goodput at the same point.
     pub vs_newreno: Option<f64>,
-    /// Mean goodput over Cubic's mean goodput at the same point.
+    /// Mean goodput over Cubic's mean goodput at the same point: against the stacks' default.
     pub vs_cubic: Option<f64>,
+    /// The best baseline at the point: of the stacks' own controllers in the report (NewReno,
+    /// Cubic, BBR, BBRv3), the one with the highest mean goodput.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub best_baseline: Option<String>,
+    /// Mean goodput over the best baseline's mean goodput at the same point.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_best: Option<f64>,
+    /// Goodput over Cubic's seed by seed (as `vs_newreno_paired`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_cubic_paired: Option<paired::PairedRatio>,
+    /// Goodput over the best baseline's seed by seed (as `vs_newreno_paired`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub vs_best_paired: Option<paired::PairedRatio>,
     /// Goodput over NewReno's seed by seed: geometric mean and 95% interval (two or more
     /// seeds with goodput; not on NewReno's own row).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -192,6 +205,9 @@ impl Ns3Row {
 /// The controller every ratio column and paired comparison is taken against.
 pub const BASELINE: &str = "newreno";
 
+/// The stacks' own controllers, among which `vs_best` takes the best at each point.
+pub const BASELINES: [&str; 4] = ["newreno", "cubic", "bbr", "bbr3"];
+
 /// Groups `results` by point and controller (in `meta`'s orders) and computes the rows.
 pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
     let mut rows = Vec::new();
@@ -207,6 +223,10 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
         };
         let newreno = mean_of(BASELINE);
         let cubic = mean_of("cubic");
+        let best = BASELINES
+            .iter()
+            .filter_map(|&name| Some((name, mean_of(name)?)))
+            .max_by(|a, b| a.1.total_cmp(&b.1));
         for controller in &meta.controllers {
             let runs: Vec<&RunResult> = at_point
                 .iter()
@@ -224,20 +244,24 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 continue;
             };
             let ratio = |base: Option<f64>| base.filter(|b| *b > 0.0).map(|b| goodput.mean / b);
-            let vs_newreno_paired = (controller != BASELINE)
-                .then(|| {
-                    let pairs: Vec<(f64, f64)> = runs
-                        .iter()
-                        .filter_map(|r| {
-                            let base = at_point
-                                .iter()
-                                .find(|b| b.controller == BASELINE && b.seed == r.seed)?;
-                            Some((r.goodput_bps, base.goodput_bps))
-                        })
-                        .collect();
-                    paired::PairedRatio::of(&pairs)
-                })
-                .flatten();
+            // Seed by seed against `baseline`; none on the baseline's own row.
+            let paired_with = |baseline: &str| {
+                (controller != baseline)
+                    .then(|| {
+                        let pairs: Vec<(f64, f64)> = runs
+                            .iter()
+                            .filter_map(|r| {
+                                let base = at_point
+                                    .iter()
+                                    .find(|b| b.controller == baseline && b.seed == r.seed)?;
+                                Some((r.goodput_bps, base.goodput_bps))
+                            })
+                            .collect();
+                        paired::PairedRatio::of(&pairs)
+                    })
+                    .flatten()
+            };
+            let vs_newreno_paired = paired_with(BASELINE);
             let signals = {
                 let with: Vec<_> = runs.iter().filter_map(|r| r.signals.as_ref()).collect();
                 (!with.is_empty()).then(|| {
@@ -264,6 +288,10 @@ pub fn summarize(meta: &ReportMeta, results: &[RunResult]) -> Vec<SummaryRow> {
                 utilization: spread(&|r| r.utilization),
                 vs_newreno: ratio(newreno),
                 vs_cubic: ratio(cubic),
+                best_baseline: best.map(|(name, _)| name.to_owned()),
+                vs_best: ratio(best.map(|(_, mean)| mean)),
+                vs_cubic_paired: paired_with("cubic"),
+                vs_best_paired: best.and_then(|(name, _)| paired_with(name)),
                 vs_newreno_paired,
                 rtt_p50_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p50_ms)),
                 rtt_p95_ms: spread(&|r| mean_over_flows(r, |f| f.rtt_p95_ms)),

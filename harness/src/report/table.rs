@@ -74,6 +74,7 @@ pub fn summary(rows: &[SummaryRow]) -> Table {
         "util %",
         "xNewReno",
         "xCubic",
+        "xBest",
         "thrpt Mb/s",
         "RTT p50/p95 ms",
         "slow start s",
@@ -114,6 +115,7 @@ pub fn summary(rows: &[SummaryRow]) -> Table {
                 util,
                 ratio(row.vs_newreno),
                 ratio(row.vs_cubic),
+                ratio(row.vs_best),
                 mbps(row.throughput_bps.mean),
                 rtt,
                 row.slow_start_s
@@ -145,7 +147,9 @@ pub fn notes(rows: &[SummaryRow]) -> Vec<&'static str> {
         notes.push("(*) not reproducible from the seed (draws from an unseeded RNG)");
     }
     notes.push(
-        "util = goodput / netsim's physical limit; FR/T1/T2/T0 = loss-signal classes per run (ports only)",
+        "util = goodput / netsim's physical limit; xCubic = over the stacks' default; xBest = over the best of the \
+         stacks' own controllers at that point (JSON: best_baseline, vs_best, and vs_*_paired seed by seed); \
+         FR/T1/T2/T0 = loss-signal classes per run (ports only)",
     );
     notes
 }
