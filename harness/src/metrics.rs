@@ -259,6 +259,15 @@ fn is_netsim(kind: &BackendKind) -> bool {
     *kind == BackendKind::Netsim
 }
 
+/// `bytes` over `seconds` in bits per second (0 over an empty window).
+pub fn bits_per_second(bytes: u64, seconds: f64) -> f64 {
+    if seconds > 0.0 {
+        bytes as f64 * 8.0 / seconds
+    } else {
+        0.0
+    }
+}
+
 /// The `q` quantile (0..=1) of `sorted` by nearest rank.
 pub fn quantile(sorted: &[u64], q: f64) -> Option<u64> {
     if sorted.is_empty() {

@@ -10,7 +10,9 @@ use std::time::Duration;
 use netsim_ns3::{Session, TcpBulk, TcpFlowReport};
 
 use crate::controllers;
-use crate::metrics::{FlowMetrics, LinkSummary, RunResult, TcpCounters, jain, quantile};
+use crate::metrics::{
+    FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, jain, quantile,
+};
 use crate::scenario::Transfer;
 use crate::spec::RunSpec;
 use crate::stack::Stack;
@@ -101,13 +103,7 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
         .collect();
     let bytes_delivered: u64 = flows.iter().map(|f| f.bytes_delivered).sum();
     let bytes_sent: u64 = flows.iter().map(|f| f.udp_bytes_sent).sum();
-    let per_second = |bytes: u64| {
-        if window_s > 0.0 {
-            bytes as f64 * 8.0 / window_s
-        } else {
-            0.0
-        }
-    };
+    let per_second = |bytes: u64| bits_per_second(bytes, window_s);
     let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
     let data = stats
         .a_to_b
@@ -149,13 +145,7 @@ fn flow_metrics(
     epoch: Duration,
 ) -> FlowMetrics {
     let seconds = window.as_secs_f64();
-    let rate = |bytes: u64| {
-        if seconds > 0.0 {
-            bytes as f64 * 8.0 / seconds
-        } else {
-            0.0
-        }
-    };
+    let rate = |bytes: u64| bits_per_second(bytes, seconds);
     let mut rtt: Vec<u64> = report
         .rtt
         .iter()

@@ -12,7 +12,9 @@ use crate::controllers::{self, BuildOn};
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, FlowPlan, run_pairs};
 use crate::host::{self, Host, Pairing};
-use crate::metrics::{FlowMetrics, LinkSummary, RunResult, SignalCounts, jain, quantile};
+use crate::metrics::{
+    FlowMetrics, LinkSummary, RunResult, SignalCounts, bits_per_second, jain, quantile,
+};
 use crate::scenario::{Scenario, Transfer};
 pub use crate::spec::{RunOptions, RunSpec};
 use crate::stack::Stack;
@@ -258,13 +260,7 @@ where
             Some(acc.map_or_else(|| s.clone(), |a| a.plus(s)))
         });
     let goodputs: Vec<f64> = flow_metrics.iter().map(|f| f.goodput_bps).collect();
-    let per_second = |bytes: u64| {
-        if window_s > 0.0 {
-            bytes as f64 * 8.0 / window_s
-        } else {
-            0.0
-        }
-    };
+    let per_second = |bytes: u64| bits_per_second(bytes, window_s);
     let result = RunResult {
         run_id: spec.run_id(),
         index: spec.index,
@@ -336,13 +332,7 @@ fn flow_metrics_of<H: Host>(
         return metrics;
     };
     let stats = H::sender_stats(client);
-    let rate = |bytes: u64| {
-        if window > 0.0 {
-            bytes as f64 * 8.0 / window
-        } else {
-            0.0
-        }
-    };
+    let rate = |bytes: u64| bits_per_second(bytes, window);
     metrics.goodput_bps = rate(delivered);
     metrics.throughput_bps = rate(stats.udp_bytes);
     metrics.datagrams_sent = stats.datagrams;

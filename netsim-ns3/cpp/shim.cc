@@ -880,6 +880,17 @@ Build(const Ns3Scenario& sc)
     }
 }
 
+// Copies an exception's message into the caller's NUL-terminated buffer.
+void
+CopyError(const std::exception& e, char* err, size_t err_len)
+{
+    if (err && err_len > 0)
+    {
+        std::strncpy(err, e.what(), err_len - 1);
+        err[err_len - 1] = '\0';
+    }
+}
+
 } // namespace
 
 extern "C"
@@ -895,11 +906,7 @@ ns3_create(const Ns3Scenario* scenario, char* err, size_t err_len)
     }
     catch (const std::exception& e)
     {
-        if (err && err_len > 0)
-        {
-            std::strncpy(err, e.what(), err_len - 1);
-            err[err_len - 1] = '\0';
-        }
+        CopyError(e, err, err_len);
         return -1;
     }
 }
@@ -1025,11 +1032,7 @@ ns3_tcp_bulk(const Ns3TcpBulk* bulk, char* err, size_t err_len)
     }
     catch (const std::exception& e)
     {
-        if (err && err_len > 0)
-        {
-            std::strncpy(err, e.what(), err_len - 1);
-            err[err_len - 1] = '\0';
-        }
+        CopyError(e, err, err_len);
         return -1;
     }
 }
