@@ -102,7 +102,10 @@ fn install<C: PortConfig>() {
     assert!(shown.contains("packet_threshold: 5"), "{shown}");
     assert!(shown.contains("time_threshold: 1.5"), "{shown}");
     let controller = Arc::new(PortFactory::new(config)).build(Instant::now(), 1200);
-    assert_eq!(controller.initial_window(), 12_000);
+    // A fresh controller sits at its initial window: the ports' 10 datagrams, the fixed
+    // window's size; RFC 9002's minimum of 2 at least.
+    assert_eq!(controller.initial_window(), controller.window());
+    assert!(controller.initial_window() >= 2 * 1200, "{}", C::NAME);
     let adapter = PortController::<C::Algorithm>::from_controller(controller)
         .expect("the factory builds the port's own adapter");
     assert_eq!(adapter.classifier().stats(), Default::default());
@@ -113,7 +116,7 @@ fn every_port_declares_and_validates_its_configuration_the_same_way() {
     let mut checked = CheckAll(Vec::new());
     cc_ports::visit_ports(&mut checked);
     assert_eq!(checked.0, cc_ports::port_names());
-    assert_eq!(checked.0.len(), 5);
+    assert_eq!(checked.0.len(), 7);
 }
 
 #[test]

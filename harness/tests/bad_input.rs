@@ -524,7 +524,7 @@ fn a_grid_too_large_to_expand_is_refused_before_it_is_built() {
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
     assert!(err.contains("more than 10000 points"), "{err}");
-    // Points within bounds, runs beyond: 40 x 40 points x 8 controllers x 1000 seeds.
+    // Points within bounds, runs beyond: 40 x 40 points x 9 controllers x 1000 seeds.
     let values: Vec<String> = (1..=40).map(|i| format!("\"{i}s\"")).collect();
     let values = values.join(", ");
     let text = format!(
@@ -534,7 +534,7 @@ fn a_grid_too_large_to_expand_is_refused_before_it_is_built() {
     let output = run_in(dir.path(), &["run", "--scenario", "s.toml"]);
     let err = stderr(&output);
     assert_eq!(output.status.code(), Some(2), "{err}");
-    assert!(err.contains("= 12800000 runs, more than 100000:"), "{err}");
+    assert!(err.contains("= 14400000 runs, more than 100000:"), "{err}");
 }
 
 #[test]

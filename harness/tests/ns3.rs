@@ -92,61 +92,6 @@ fn ns3_tcp_is_refused_where_it_cannot_run() {
         ],
     );
     refused(
-        &[
-            "run",
-            "--preset",
-            "ns3-chain",
-            "--controllers",
-            "tcp-cubic",
-            "--receiver",
-            "quinn",
-        ],
-        &[],
-        &["runs ns-3's TCP at both ends", "--receiver"],
-    );
-    refused(
-        &[
-            "run",
-            "--preset",
-            "ns3-chain",
-            "--controllers",
-            "tcp-vegas",
-            "--mix",
-            "run,cubic",
-        ],
-        &[],
-        &["ns-3's own TCP", "runs alone"],
-    );
-    refused(
-        &[
-            "run",
-            "--preset",
-            "ns3-chain",
-            "--controllers",
-            "tcp-newreno",
-            "--set",
-            "tcp-newreno.segment_size=50",
-        ],
-        &[],
-        &[
-            "tcp-newreno.segment_size = 50 is out of range",
-            "[100, 2200]",
-        ],
-    );
-    refused(
-        &[
-            "run",
-            "--preset",
-            "ns3-chain",
-            "--ns3",
-            "routing=olsr",
-            "--ns3",
-            "aodv.gratuitous_reply=false",
-        ],
-        &[],
-        &["aodv: applies to routing = \"aodv\" only", "olsr"],
-    );
-    refused(
         &["run", "--ack-delay", "5s"],
         &[],
         &["transport.ack_delay = 5s is out of range", "[1ms, 1s]"],
@@ -315,6 +260,65 @@ mod with_ns3 {
         let json = std::fs::read_to_string(dir.path().join("r.json")).unwrap();
         let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
         (serde_json::from_str(&json).unwrap(), json, csv)
+    }
+
+    #[test]
+    fn ns3_tcp_settings_that_cannot_work_are_refused() {
+        refused(
+            &[
+                "run",
+                "--preset",
+                "ns3-chain",
+                "--controllers",
+                "tcp-cubic",
+                "--receiver",
+                "quinn",
+            ],
+            &[],
+            &["runs ns-3's TCP at both ends", "--receiver"],
+        );
+        refused(
+            &[
+                "run",
+                "--preset",
+                "ns3-chain",
+                "--controllers",
+                "tcp-vegas",
+                "--mix",
+                "run,cubic",
+            ],
+            &[],
+            &["ns-3's own TCP", "runs alone"],
+        );
+        refused(
+            &[
+                "run",
+                "--preset",
+                "ns3-chain",
+                "--controllers",
+                "tcp-newreno",
+                "--set",
+                "tcp-newreno.segment_size=50",
+            ],
+            &[],
+            &[
+                "tcp-newreno.segment_size = 50 is out of range",
+                "[100, 2200]",
+            ],
+        );
+        refused(
+            &[
+                "run",
+                "--preset",
+                "ns3-chain",
+                "--ns3",
+                "routing=olsr",
+                "--ns3",
+                "aodv.gratuitous_reply=false",
+            ],
+            &[],
+            &["aodv: applies to routing = \"aodv\" only", "olsr"],
+        );
     }
 
     /// ns-3's TCP through the harness delivers, byte for byte, what `ns3-chain-tcp` (ns-3's

@@ -123,7 +123,7 @@ fn demo_metrics_are_complete_and_consistent() {
     let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
     assert_eq!(
         csv.lines().count(),
-        1 + 16,
+        1 + 18,
         "a header and one row per run and flow"
     );
 }
@@ -441,7 +441,7 @@ fn a_grid_can_sweep_the_host_stack() {
     let runs = report["runs"].as_array().unwrap();
     // The controllers both stacks run (their BBRs differ), on each stack.
     let names = [
-        "newreno", "cubic", "karak", "petra", "ub", "sackfew", "abra",
+        "newreno", "cubic", "karak", "petra", "ub", "sackfew", "abra", "manet",
     ];
     assert_eq!(runs.len(), 2 * names.len());
     for (point, stack) in [("stack=quinn", "quinn"), ("stack=noq", "noq")] {
