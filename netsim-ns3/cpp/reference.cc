@@ -47,7 +47,7 @@ main(int argc, char** argv)
     sc.sample_ns = 100000000;
     sc.arp_dead_timeout_ns = 100000000000LL; // ns-3's defaults
     sc.arp_pending_packets = 3;
-    sc.aodv_gratuitous_reply = 1; // ns-3's default
+    sc.aodv_gratuitous_reply = 0; // the backend's default (AodvConfig)
     int64_t start = 1000000000, interval = 9600000, end = 30000000000LL;
     uint32_t count = 0, len = 1200;
     std::string data_mode = sc.data_mode, control_mode = sc.control_mode;
@@ -77,6 +77,7 @@ main(int argc, char** argv)
         else if (key == "queue") sc.queue_packets = std::strtoul(v, nullptr, 10);
         else if (key == "ber") sc.bit_error_rate = std::strtod(v, nullptr);
         else if (key == "routing") sc.routing = std::strtoul(v, nullptr, 10);
+        else if (key == "gratuitous") sc.aodv_gratuitous_reply = std::atoi(v);
         else if (key == "source") pair.source = std::strtoul(v, nullptr, 10);
         else if (key == "sink") pair.sink = std::strtoul(v, nullptr, 10);
         else if (key == "data_mode") data_mode = v;

@@ -38,6 +38,10 @@ fn reference() -> Vec<Row> {
             format!("count={COUNT}"),
             format!("len={LEN}"),
             format!("end={END_NS}"),
+            format!(
+                "gratuitous={}",
+                u8::from(netsim_ns3::Ns3Config::default().aodv.gratuitous_reply)
+            ),
         ])
         .output()
         .expect("ns3-reference runs");
