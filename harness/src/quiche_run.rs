@@ -94,6 +94,13 @@ mod imp {
                 PeerConfig::quinn("quinn", Arc::new(transport))
             }
             Stack::Noq => return Err(NOQ_WITH_QUICHE.to_owned()),
+            Stack::Tcp => {
+                return Err(
+                    "ns-3's TCP runs at both ends of its pairs, on the ns-3 backend only: \
+                            it cannot face a quiche sender"
+                        .to_owned(),
+                );
+            }
         })
     }
 
