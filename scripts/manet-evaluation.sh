@@ -3,7 +3,7 @@
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (python3, standard
-# library). Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
+# library); about 3 minutes on 2 cores. Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
 cd "$(dirname "$0")/.."
