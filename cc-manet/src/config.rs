@@ -66,6 +66,19 @@ cc_core::port_config! {
             competitive_mode: bool = true, Range::Any;
             /// Round trips with a standing queue before a drain probe (Copa: 5).
             competitive_rounds: u64 = 5, Range::Integer { min: 1, max: 1000 };
+            /// Mechanism 4b, BBR's restore after a probe (Cardwell et al., ACM Queue 2016;
+            /// Linux `tcp_bbr.c`, `bbr_restore_cwnd`): when the probe finds the queue to be
+            /// this flow's, the window returns to its value before the probe; with false, it
+            /// regrows from the backlog-free window a datagram per round trip. On an 802.11
+            /// chain the backlog-free window undercounts the pipe (contention reads as queue),
+            /// so every probe without it costs several rounds at a fraction of the rate.
+            probe_restore: bool = true, Range::Any;
+            /// Mechanism 4c, the probe's backoff: each probe that finds the queue to be this
+            /// flow's doubles the wait before the next, up to `competitive_rounds` times this
+            /// (1: no backoff). At 8, one probe round in 40 or more: a 2.5% budget, BBR's
+            /// ProbeRTT's order (200 ms in 10 s). A competitor that arrives later is found
+            /// within that many rounds.
+            probe_backoff_max: u64 = 8, Range::Integer { min: 1, max: 1000 };
             /// Mechanism 5, a new base RTT after a timeout (persistent congestion): on a MANET
             /// the route may have changed, and the old base would read the new path's longer
             /// RTT as a standing queue (Vegas' known failure after a reroute; Linux's

@@ -26,6 +26,8 @@
 //! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
 //! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
 //! | 4. mode switch: after 5 round trips with a standing queue, send the backlog-free window for one round; if the queueing delay keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2) | `competitive_mode`, `competitive_rounds` (5) |
+//! | 4b. after a probe that found the queue to be this flow's, the window returns to its value before the probe | BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux `tcp_bbr.c`, `bbr_restore_cwnd`) | `probe_restore` |
+//! | 4c. each such probe doubles the wait before the next, up to 8x: probing costs a bounded share of the rounds | BBR's ProbeRTT budget (200 ms in 10 s) | `probe_backoff_max` (8) |
 //! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
 //!
 //! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss

@@ -47,13 +47,26 @@ pub struct Manet {
     in_recovery: bool,
     /// Consecutive rounds with a standing queue (`Diff >= alpha`).
     queued_rounds: u64,
-    /// The queueing delay when a drain probe began, while one runs.
-    probe_start_delay: Option<Duration>,
+    /// The drain probe under way, if one is.
+    probe: Option<DrainProbe>,
+    /// Rounds with a standing queue before the next drain probe: `competitive_rounds`, doubled
+    /// after each probe that found the queue to be this flow's, up to
+    /// `competitive_rounds x probe_backoff_max`.
+    probe_interval: u64,
     /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
     recent_delay: [Duration; RECENT_ROUNDS],
     recent_next: usize,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
+}
+
+/// A drain probe under way: what the round before it measured and held.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct DrainProbe {
+    /// The queueing delay of the round that started the probe.
+    start_delay: Duration,
+    /// The window before the probe cut it (BBR's `prior_cwnd`).
+    prior_cwnd: u64,
 }
 
 /// Slow start or congestion avoidance.
@@ -91,7 +104,8 @@ pub enum ManetDecision {
     /// backlog-free window `cwnd - Diff` for one round, which drains a queue this flow built.
     DrainProbe,
     /// The probe's queue drained (it lost at least a quarter of its delay): the queue was this
-    /// flow's.
+    /// flow's; the window goes back to its value before the probe, and the next probe waits
+    /// twice as long.
     Drained,
     /// The probe's queue kept three quarters of its delay or more: another flow's, or an
     /// outdated base RTT; the bound is lifted.
@@ -137,6 +151,7 @@ impl Manet {
     pub fn new(config: impl Into<Arc<ManetConfig>>, mtu: u16) -> Self {
         let config = config.into();
         let window = Window::new(config.initial_window_packets(), mtu);
+        let probe_interval = config.competitive_rounds();
         Self {
             round_start_cwnd: window.cwnd(),
             config,
@@ -153,7 +168,8 @@ impl Manet {
             frame_acked: 0,
             in_recovery: false,
             queued_rounds: 0,
-            probe_start_delay: None,
+            probe: None,
+            probe_interval,
             recent_delay: [Duration::ZERO; RECENT_ROUNDS],
             recent_next: 0,
             last_decision: None,
@@ -272,15 +288,29 @@ impl Manet {
             }
             return ManetDecision::Competitive;
         }
-        if let Some(start) = self.probe_start_delay.take() {
+        if let Some(probe) = self.probe.take() {
             // A queue this flow built drains in the round it sends only the backlog-free
             // window; one that keeps most of its delay is not (only) this flow's.
             self.queued_rounds = 0;
-            if delay >= start.mul_f64(DRAIN_KEEPS) {
+            if delay >= probe.start_delay.mul_f64(DRAIN_KEEPS) {
                 self.mode = ManetMode::Competitive;
+                self.probe_interval = c.competitive_rounds();
                 self.may_grow = true;
                 return ManetDecision::EnterCompetitive;
             }
+            if c.probe_restore() {
+                // BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux tcp_bbr.c
+                // bbr_restore_cwnd): the probe answered its question, so the window goes back
+                // to what it was instead of regrowing a datagram per round.
+                let cwnd = self.window.cwnd().max(probe.prior_cwnd);
+                self.window.set_cwnd(cwnd);
+                self.cubic.start_at(self.cwnd_packets());
+            }
+            // Each probe that finds the queue to be this flow's doubles the wait for the next,
+            // so that probing costs a bounded share of the rounds (BBR's ProbeRTT: 200 ms in
+            // 10 s) while a competitor that arrives later is still found.
+            let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
+            self.probe_interval = self.probe_interval.saturating_mul(2).min(cap);
             self.may_grow = false;
             return ManetDecision::Drained;
         }
@@ -289,18 +319,25 @@ impl Manet {
         } else {
             self.queued_rounds = 0;
         }
-        if c.competitive_mode() && self.queued_rounds >= c.competitive_rounds() && !delay.is_zero()
-        {
+        if c.competitive_mode() && self.queued_rounds >= self.probe_interval && !delay.is_zero() {
             // Copa's test needs a queue that empties now and then; a Vegas window holds a
             // steady one, so drain it on purpose and watch (Copa, section 2.2).
-            self.probe_start_delay = Some(delay);
+            self.probe = Some(DrainProbe {
+                start_delay: delay,
+                prior_cwnd: self.window.cwnd(),
+            });
             self.window.set_cwnd(backlog.target_bytes);
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
             return ManetDecision::DrainProbe;
         }
         if diff > c.beta() {
+            // Linux tcp_vegas.c: one segment less, and ssthresh follows it down
+            // (`tcp_vegas_ssthresh`), so that the next growth is linear, not a slow start.
             self.window.shrink(mtu);
+            let ssthresh = self.window.ssthresh();
+            self.window
+                .set_ssthresh(ssthresh.min(self.window.cwnd().saturating_sub(mtu)));
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
             ManetDecision::Decrease
@@ -330,7 +367,8 @@ impl Manet {
             self.phase = ManetPhase::SlowStart;
             self.mode = ManetMode::Delay;
             self.queued_rounds = 0;
-            self.probe_start_delay = None;
+            self.probe = None;
+            self.probe_interval = self.config.competitive_rounds();
             self.may_grow = true;
             if self.config.reset_base_on_timeout() {
                 self.rtt.reset_base();

@@ -1,0 +1,170 @@
+//! The composite's round decisions on a modelled path: a bottleneck of `PIPE` datagrams per
+//! base RTT behind a queue, so that every datagram beyond the pipe adds a service time to the
+//! RTT. The queue is the flow's own, so every drain probe must find it drained.
+
+use std::time::{Duration, Instant};
+
+use cc_core::{AckRoundEnd, AckSample, CongestionAlgorithm, RttSnapshot};
+use cc_manet::{Manet, ManetConfig, ManetDecision, ManetMode};
+
+const MTU: u16 = 1200;
+/// Datagrams the path holds without queueing.
+const PIPE: u64 = 10;
+const BASE_RTT: Duration = Duration::from_millis(100);
+
+/// A path whose only queue is the sender's own.
+struct Path {
+    now: Instant,
+    packet_number: u64,
+    /// Delay added to every RTT (another flow's queue, or a longer route).
+    extra: Duration,
+}
+
+impl Path {
+    fn new() -> Self {
+        Self {
+            now: Instant::now(),
+            packet_number: 0,
+            extra: Duration::ZERO,
+        }
+    }
+
+    /// One round: the whole window sent at once, acknowledged one RTT later, that RTT grown by
+    /// one service time (`BASE_RTT / PIPE`) per datagram beyond the pipe.
+    fn round(&mut self, manet: &mut Manet) -> (Option<ManetDecision>, u64) {
+        let cwnd = manet.window_state().cwnd();
+        let packets = (cwnd / u64::from(MTU)).max(1);
+        let sent = self.now;
+        for _ in 0..packets {
+            self.packet_number += 1;
+            manet.on_sent(sent, u64::from(MTU), self.packet_number);
+        }
+        let queued = packets.saturating_sub(PIPE) as u32;
+        let rtt = BASE_RTT + BASE_RTT / PIPE as u32 * queued + self.extra;
+        let now = sent + rtt;
+        for _ in 0..packets {
+            manet.on_ack(&AckSample {
+                now,
+                sent,
+                bytes: u64::from(MTU),
+                app_limited: false,
+                rtt: RttSnapshot::uniform(rtt),
+            });
+        }
+        manet.on_end_acks(&AckRoundEnd {
+            now,
+            in_flight: 0,
+            app_limited: false,
+            largest_acked: Some(self.packet_number),
+        });
+        self.now = now;
+        (manet.last_decision(), cwnd)
+    }
+}
+
+/// Runs `rounds` rounds; returns each round's decision and the window it was sent with.
+fn run(config: ManetConfig, rounds: usize) -> (Manet, Vec<(Option<ManetDecision>, u64)>) {
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    let log = (0..rounds).map(|_| path.round(&mut manet)).collect();
+    (manet, log)
+}
+
+fn probe_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+    log.iter()
+        .enumerate()
+        .filter(|(_, (d, _))| *d == Some(ManetDecision::DrainProbe))
+        .map(|(i, _)| i)
+        .collect()
+}
+
+#[test]
+fn a_drained_probe_restores_the_window_it_cut() {
+    let (manet, log) = run(ManetConfig::default(), 200);
+    assert_eq!(
+        manet.mode(),
+        ManetMode::Delay,
+        "the queue is the flow's own"
+    );
+    let probes = probe_rounds(&log);
+    assert!(probes.len() >= 3, "{log:?}");
+    for &i in &probes {
+        let before = log[i].1;
+        // Round i + 1 is sent with the cut window; its end finds the queue drained.
+        assert_eq!(
+            log[i + 1].0,
+            Some(ManetDecision::Drained),
+            "{:?}",
+            &log[i..]
+        );
+        assert!(log[i + 1].1 < before, "the probe cut the window");
+        assert_eq!(
+            log[i + 2].1,
+            before,
+            "restored after round {i}: {:?}",
+            &log[i..]
+        );
+    }
+}
+
+#[test]
+fn without_restore_the_window_regrows_from_the_probe() {
+    let mut config = ManetConfig::default();
+    config.set_probe_restore(false).unwrap();
+    let (_, log) = run(config, 200);
+    let i = probe_rounds(&log)[0];
+    assert!(log[i + 2].1 < log[i].1, "{:?}", &log[i..]);
+}
+
+#[test]
+fn each_drained_probe_doubles_the_wait_up_to_the_cap() {
+    let config = ManetConfig::default();
+    let base = config.competitive_rounds() as usize;
+    let cap = base * config.probe_backoff_max() as usize;
+    let (_, log) = run(config, 600);
+    let probes = probe_rounds(&log);
+    // Rounds from the end of one probe (its Drained round) to the next probe.
+    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - (w[0] + 1)).collect();
+    assert!(waits.len() >= 5, "{waits:?}");
+    let mut expected = base * 2;
+    for &wait in &waits {
+        assert_eq!(wait, expected, "{waits:?}");
+        expected = (expected * 2).min(cap);
+    }
+}
+
+#[test]
+fn without_backoff_probes_keep_their_first_interval() {
+    let mut config = ManetConfig::default();
+    config.set_probe_backoff_max(1).unwrap();
+    let base = config.competitive_rounds() as usize;
+    let (_, log) = run(config, 200);
+    let probes = probe_rounds(&log);
+    assert!(probes.len() > 10, "{probes:?}");
+    assert!(
+        probes.windows(2).all(|w| w[1] - (w[0] + 1) == base),
+        "{probes:?}"
+    );
+}
+
+#[test]
+fn a_vegas_decrease_keeps_growth_linear() {
+    // Linux tcp_vegas.c: ssthresh follows the window down, so the window is never below
+    // ssthresh after a decrease (no slow start inside congestion avoidance).
+    let mut config = ManetConfig::default();
+    config.set_competitive_mode(false).unwrap();
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    let mut decreases = 0;
+    for round in 0..200 {
+        if round == 50 {
+            path.extra = BASE_RTT;
+        }
+        let (decision, _) = path.round(&mut manet);
+        if decision == Some(ManetDecision::Decrease) {
+            decreases += 1;
+            assert!(manet.window_state().ssthresh() < manet.window_state().cwnd());
+        }
+    }
+    assert!(decreases > 0, "the model's queue makes Vegas decrease");
+}
