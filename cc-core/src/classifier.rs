@@ -72,6 +72,14 @@ pub struct SignalStats {
     /// packet (the one that saw the most duplicate ACKs). quinn names only the largest lost
     /// packet, so there such a pass reads from it.
     pub mixed_passes: u64,
+    /// Loss events (noq) that the configured thresholds could not have declared: a packet the
+    /// packet threshold had reached at an earlier ACK frame, or one declared by the time
+    /// threshold sooner than `time_threshold` x the smallest RTT seen. The transport's
+    /// thresholds then differ from this [`crate::SignalConfig`]'s, and the classes misread
+    /// which rule fired: install the port with `install`, which sets both. Each is sound (no
+    /// event on a matching transport counts), not complete: a transport threshold above the
+    /// configuration's shows only when a packet waits for it.
+    pub threshold_mismatches: u64,
 }
 
 impl SignalStats {
@@ -180,6 +188,12 @@ pub struct LossClassifier {
     pass_first_lost: Option<(Instant, u64)>,
     /// The latest send time of a packet the frame being processed acknowledged.
     frame_newest_sent: Option<Instant>,
+    /// The largest acknowledged packet number before the last ACK frame (exact mode): what
+    /// the stack's packet threshold had seen before that frame's detection pass.
+    largest_before_frame: Option<u64>,
+    /// The smallest RTT any ACK frame measured (its newest packet's): a lower bound of every
+    /// RTT the stack's time threshold multiplies (exact mode).
+    min_frame_rtt: Option<Duration>,
     /// When the previous transmit pass went out.
     last_send: Option<Instant>,
     /// When the last ACK frame came.
@@ -227,6 +241,8 @@ impl LossClassifier {
             frame_acked: false,
             pass_first_lost: None,
             frame_newest_sent: None,
+            largest_before_frame: None,
+            min_frame_rtt: None,
             last_send: None,
             last_ack_frame: None,
             last_event: None,
@@ -367,6 +383,13 @@ impl LossClassifier {
             self.probe_answered |= sent >= pto;
         }
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
+        if self.exact {
+            self.largest_before_frame = self.largest_acked;
+            if let Some(sent) = newest_sent {
+                let rtt = now.saturating_duration_since(sent);
+                self.min_frame_rtt = Some(self.min_frame_rtt.map_or(rtt, |m| m.min(rtt)));
+            }
+        }
         self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
         self.frame_largest = Some(largest);
         if self.exact {
@@ -509,10 +532,59 @@ impl LossClassifier {
             }
         };
         result.signal = result.detected;
+        if !is_ecn
+            && !is_persistent_congestion
+            && self.thresholds_mismatched(now, sent, first_lost, result.detected)
+        {
+            self.stats.threshold_mismatches += 1;
+            if self.stats.threshold_mismatches == 1 {
+                tracing::warn!(
+                    target: "cc",
+                    packet_threshold = self.config.packet_threshold(),
+                    time_threshold = self.config.time_threshold(),
+                    lost_pn = first_lost,
+                    "a loss the configured thresholds could not have declared: the transport's \
+                     packet or time threshold differs from the port's SignalConfig, so loss \
+                     classes are misread; install the port with `install`, which sets both"
+                );
+            }
+        }
         self.read(&mut result);
         self.stats.count(&result);
         self.last_event = Some(now);
         result
+    }
+
+    /// Whether a loss (not ECN, not persistent congestion) shows the stack's thresholds to
+    /// differ from the configuration's. Two sound tests, from what the stack's loss detection
+    /// (RFC 9002 section 6.1) must have done with the configured values:
+    /// - the packet threshold: `first_lost` was already `packet_threshold` below the largest
+    ///   acknowledged packet before the pass that declared it (the frame before, for a pass at
+    ///   an ACK frame; the last frame, for a timer's pass), so it was not declared when it
+    ///   should have been;
+    /// - the time threshold: a loss the time threshold declared (`detected` a timeout) less
+    ///   than `time_threshold` x the smallest RTT any frame measured after its send, while the
+    ///   stack waits at least `time_threshold x max(smoothed, latest)`, and `latest` is never
+    ///   below that smallest RTT.
+    fn thresholds_mismatched(
+        &self,
+        now: Instant,
+        sent: Instant,
+        first_lost: u64,
+        detected: LossSignal,
+    ) -> bool {
+        let before_pass = if self.last_ack_frame == Some(now) {
+            self.largest_before_frame
+        } else {
+            self.largest_acked
+        };
+        let threshold = u64::from(self.config.packet_threshold());
+        let packet = before_pass.is_some_and(|l| l >= first_lost.saturating_add(threshold));
+        let time = detected.is_timeout()
+            && self.min_frame_rtt.is_some_and(|min| {
+                now.saturating_duration_since(sent) < min.mul_f32(self.config.time_threshold())
+            });
+        packet || time
     }
 
     /// Sets `signal` and `determined` from `detected` under the reading in force.

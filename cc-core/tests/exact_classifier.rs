@@ -121,3 +121,47 @@ fn exact_mode_keeps_no_ledger() {
     let (c, _) = after_ack(TimeoutReading::TimeThreshold, 10);
     assert_eq!(c.ledger().packets_held(), 0);
 }
+
+#[test]
+fn a_packet_the_threshold_had_reached_earlier_shows_a_mismatch() {
+    // Frame 1 acknowledged up to 10; frame 2, to 12. With the configured packet threshold of
+    // 3, packet 7 was lost at frame 1 already: declared at frame 2, the transport's is larger.
+    let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+    let next = now + RTT / 10;
+    c.on_ack(now, RTT, RTT);
+    c.on_end_acks(next, 1200, Some(12));
+    c.on_exact_congestion_event(next, now - RTT, false, false, 8);
+    assert_eq!(
+        c.stats().threshold_mismatches,
+        0,
+        "8 + 3 > 10: due at frame 2"
+    );
+    c.on_exact_congestion_event(next, now - RTT, false, false, 7);
+    assert_eq!(
+        c.stats().threshold_mismatches,
+        1,
+        "7 + 3 <= 10: due at frame 1"
+    );
+    // A timer's pass compares with the last frame: 9 + 3 <= 12 was due at frame 2.
+    let timer = next + RTT;
+    c.on_exact_congestion_event(timer, now, false, false, 9);
+    assert_eq!(c.stats().threshold_mismatches, 2);
+    // Persistent congestion and ECN are not loss-detection passes.
+    c.on_exact_congestion_event(timer, now, true, false, 1);
+    c.on_exact_congestion_event(timer, now, false, true, 1);
+    assert_eq!(c.stats().threshold_mismatches, 2);
+}
+
+#[test]
+fn a_time_threshold_loss_sooner_than_the_configured_delay_shows_a_mismatch() {
+    // The only RTT measured is 100 ms, so a time-threshold loss (d = 1) comes 112.5 ms or
+    // more after its send under the configured 9/8.
+    let (mut c, now) = after_ack(TimeoutReading::TimeThreshold, 10);
+    c.on_exact_congestion_event(now, now - RTT * 2, false, false, 9);
+    assert_eq!(c.stats().threshold_mismatches, 0);
+    c.on_exact_congestion_event(now, now - RTT / 2, false, false, 9);
+    assert_eq!(c.stats().threshold_mismatches, 1);
+    // A fast retransmit (d = 3) may come at any time.
+    c.on_exact_congestion_event(now, now - RTT / 2, false, false, 7);
+    assert_eq!(c.stats().threshold_mismatches, 1);
+}

@@ -16,8 +16,22 @@ use netsim::{
     Rate, TraceConfig, TraceSchedule, virtual_runtime,
 };
 use std::sync::Arc;
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::Duration;
 use tracing_subscriber::layer::SubscriberExt;
+
+/// Counts the classifier's warnings (target `cc`, level WARN): a threshold mismatch.
+#[derive(Clone, Default)]
+struct Warnings(Arc<AtomicUsize>);
+
+impl<S: tracing::Subscriber> tracing_subscriber::Layer<S> for Warnings {
+    fn on_event(&self, event: &tracing::Event<'_>, _: tracing_subscriber::layer::Context<'_, S>) {
+        let meta = event.metadata();
+        if meta.target() == "cc" && *meta.level() == tracing::Level::WARN {
+            self.0.fetch_add(1, Ordering::Relaxed);
+        }
+    }
+}
 
 fn transport<C: PortConfig>() -> Arc<noq::TransportConfig> {
     let mut t = noq::TransportConfig::default();
@@ -73,14 +87,31 @@ fn pair<C: PortConfig>(link: LinkConfig, seed: u64) -> NoqPair {
 }
 
 /// Runs `workload` under a fresh ground-truth recorder; probe timeouts are scored on `sender`'s
-/// side.
-fn scored(sender: &'static str, workload: impl std::future::Future<Output = ()>) -> Agreement {
+/// side. Also returns how many threshold-mismatch warnings the classifiers gave.
+fn scored_warned(
+    sender: &'static str,
+    workload: impl std::future::Future<Output = ()>,
+) -> (Agreement, usize) {
     let truth = GroundTruth::new(3).with_probe_side(sender);
-    let subscriber = tracing_subscriber::registry().with(truth.layer());
+    let warnings = Warnings::default();
+    let subscriber = tracing_subscriber::registry()
+        .with(truth.layer())
+        .with(warnings.clone());
     let _guard = tracing::subscriber::set_default(subscriber);
     tracing::callsite::rebuild_interest_cache();
     virtual_runtime().expect("runtime").block_on(workload);
-    truth.agreement()
+    (truth.agreement(), warnings.0.load(Ordering::Relaxed))
+}
+
+/// [`scored_warned`], asserting that no classifier saw a threshold mismatch: every transport
+/// here is installed with its port's thresholds, so one would be a false alarm.
+fn scored(sender: &'static str, workload: impl std::future::Future<Output = ()>) -> Agreement {
+    let (agreement, warnings) = scored_warned(sender, workload);
+    assert_eq!(
+        warnings, 0,
+        "a threshold-mismatch warning on matching thresholds"
+    );
+    agreement
 }
 
 async fn bulk<C: PortConfig>(link: LinkConfig, seed: u64, bytes: u64) {
@@ -207,4 +238,31 @@ fn every_loss_signal_on_noq_is_exact() {
         total.agree, total.events,
         "every event agrees with noq:\n{report}"
     );
+}
+
+#[test]
+fn a_transport_with_other_thresholds_is_detected() {
+    // The port's factory alone on a transport whose thresholds are not the port's (what an
+    // application that sets the factory but not the thresholds gets): the classifier reads
+    // `d` against 3 and 9/8, noq declares losses at 6 and 1.5.
+    let mismatched = || {
+        let mut t = noq::TransportConfig::default();
+        t.congestion_controller_factory(Arc::new(cc_core::PortFactory::new(
+            cc_karak::KarakConfig::default(),
+        )))
+        .packet_threshold(6)
+        .time_threshold(1.5);
+        Arc::new(t)
+    };
+    let work = async move {
+        let pair = NoqPair::builder(link(0.02, PathModelConfig::AlwaysUp {}), 1)
+            .client_transport(mismatched())
+            .server_transport(mismatched())
+            .build()
+            .expect("valid link");
+        let report = pair.transfer(2_000_000).await.expect("transfer");
+        assert!(report.intact);
+    };
+    let (_, warnings) = scored_warned("client", work);
+    assert!(warnings >= 1, "the mismatch went unnoticed");
 }

@@ -43,6 +43,10 @@ pub struct SignalCounts {
     /// reached the packet threshold (read as fast retransmits; cc-core `mixed_passes`).
     #[serde(default, skip_serializing_if = "is_zero")]
     pub mixed_passes: u64,
+    /// noq: losses the configured thresholds could not have declared (the transport's differ
+    /// from the port's; cc-core `threshold_mismatches`).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub threshold_mismatches: u64,
 }
 
 fn is_zero(n: &u64) -> bool {
@@ -65,6 +69,7 @@ impl SignalCounts {
             probe_timeouts: stats.probe_timeouts,
             after_probe_timeout: stats.after_probe_timeout,
             mixed_passes: stats.mixed_passes,
+            threshold_mismatches: stats.threshold_mismatches,
         }
     }
 
@@ -89,6 +94,7 @@ impl SignalCounts {
             probe_timeouts: self.probe_timeouts + other.probe_timeouts,
             after_probe_timeout: self.after_probe_timeout + other.after_probe_timeout,
             mixed_passes: self.mixed_passes + other.mixed_passes,
+            threshold_mismatches: self.threshold_mismatches + other.threshold_mismatches,
         }
     }
 }
