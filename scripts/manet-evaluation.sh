@@ -37,17 +37,17 @@ for packets in 2 3 4; do
   sweep "quinn/ns3-chain-fixed-$packets" --preset ns3-chain --controllers fixed \
     --set "fixed.packets=$packets" --seeds 5
 done
-# Ablations on quinn: each mechanism off.
-for knob in backlog_bound cubic_growth westwood_floor competitive_mode slow_start_exit reset_base_on_timeout; do
-  for preset in demo petra-table-4.2 coexist-wireless; do
-    sweep "ablation/$knob/$preset" --preset "$preset" --controllers manet --set "manet.$knob=false"
+# Ablations on quinn: each mechanism off (DIR:SETTING; a switch's directory is its knob).
+for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=false \
+  westwood_floor:westwood_floor=false competitive_mode:competitive_mode=false \
+  probe_restore:probe_restore=false probe_backoff:probe_backoff_max=1 \
+  slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false; do
+  dir=${ablation%%:*}
+  setting=manet.${ablation#*:}
+  for preset in demo petra-table-4.2 coexist-wireless chain; do
+    sweep "ablation/$dir/$preset" --preset "$preset" --controllers manet --set "$setting"
   done
-  sweep "ablation/$knob/ns3-chain" --preset ns3-chain --controllers manet --set "manet.$knob=false" --seeds 5
+  sweep "ablation/$dir/ns3-chain" --preset ns3-chain --controllers manet --set "$setting" --seeds 5
 done
-for stack in quinn noq; do
-  echo "== scorecard, $stack"
-  python3 scripts/manet_scorecard.py "$out/$stack"/{demo,petra-table-4.2,coexist-wireless,coexist-manet,chain,ns3-chain,ns3-manet} \
-    --fixed "$out/quinn/ns3-chain-fixed-2" --fixed "$out/quinn/ns3-chain-fixed-3" --fixed "$out/quinn/ns3-chain-fixed-4"
-done
-echo "== ablation (quinn)"
-python3 scripts/manet_ablation.py "$out"
+# The report (docs/results/manet.md when OUT_DIR is results/manet).
+scripts/manet-report.sh "$out"

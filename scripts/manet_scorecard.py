@@ -49,14 +49,12 @@ def cell(r):
 
 
 def own(run):
-    """The run's controller's goodput, p95 RTT and loss rate (its own flow in a mixed run)."""
+    """The run's controller's goodput, p95 RTT and loss rate: its own flow (the first) in a run
+    of several flows, so that a mixed run (`run,cubic`) compares with the same flow of Cubic's
+    run (`cubic,cubic`), not with that run's two flows together."""
     flows = run["flows"]
-    mine = [f for f in flows if f.get("controller") in (None, run["controller"])]
-    if len(mine) == len(flows):
-        goodput = run["goodput_bps"]
-    else:
-        mine = mine[:1]
-        goodput = sum(f["goodput_bps"] for f in mine)
+    mine = flows[:1]
+    goodput = mine[0]["goodput_bps"] if len(flows) > 1 else run["goodput_bps"]
     rtts = [f["rtt_p95_ms"] for f in mine if f.get("rtt_p95_ms") is not None]
     sent = sum(f["packets_sent"] for f in mine)
     lost = sum(f["packets_lost"] for f in mine)
