@@ -59,6 +59,7 @@ pub mod controllers;
 pub mod error;
 pub mod flows;
 pub mod host;
+pub mod input_file;
 pub mod merge;
 pub mod metrics;
 pub mod ns3_tcp;

@@ -12,7 +12,7 @@
 //! first is still running) is refused with exit 2 instead of appending the same runs again.
 
 use std::fs::{File, OpenOptions};
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -88,10 +88,7 @@ pub struct ResultFile {
 /// shard killed while writing its first line). Other malformed content other than a torn last
 /// line is bad input.
 pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
-    let mut text = String::new();
-    File::open(path)
-        .and_then(|mut f| f.read_to_string(&mut text))
-        .map_err(|e| HarnessError::bad_input(format!("cannot read `{}`: {e}", path.display())))?;
+    let text = crate::input_file::read_text(path, crate::input_file::RESULT)?;
     let complete = text.rfind('\n').map_or(0, |i| i + 1);
     let torn = complete < text.len();
     let mut lines = text[..complete].lines().enumerate();

@@ -367,12 +367,7 @@ pub struct Source {
 impl Source {
     /// Reads a scenario file; an unreadable file is bad input.
     pub fn read(path: &std::path::Path) -> Result<Self> {
-        let text = std::fs::read_to_string(path).map_err(|e| {
-            HarnessError::bad_input(format!(
-                "cannot read scenario file `{}`: {e}",
-                path.display()
-            ))
-        })?;
+        let text = crate::input_file::read_text(path, crate::input_file::SCENARIO)?;
         Ok(Self {
             name: path.display().to_string(),
             default_name: path
@@ -1028,6 +1023,17 @@ impl Context<'_> {
             .set_time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
         let backend = match file.backend.unwrap_or_default() {
+            BackendKind::Netsim if file.ns3.is_some() => {
+                // Only the ns-3 backend reads [ns3]: on netsim its keys would be ignored,
+                // misspelt ones included.
+                return Err(self.field_error(
+                    "ns3",
+                    format!(
+                        "[ns3] configures the ns-3 backend, and this runs on netsim: set backend = \"ns3\" (--backend ns3) or remove the [ns3] table{}",
+                        at()
+                    ),
+                ));
+            }
             BackendKind::Netsim => Backend::Netsim,
             BackendKind::Ns3 => {
                 if link.mac.is_some() {

@@ -13,8 +13,7 @@ use crate::{controllers, presets};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output
-        .check(args.scenario.scenario.as_deref(), &grid)?;
+    args.output.check(&args.scenario.input_files(), &grid)?;
     let specs = sweep::expand(&grid);
     let mut results = Vec::with_capacity(specs.len());
     let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
@@ -29,8 +28,17 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
 
 pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output
-        .check(args.scenario.scenario.as_deref(), &grid)?;
+    // The sweep reads and appends its shard file in --out, and reads every adopted file.
+    let shard_file = crate::result_file::shard_path(&args.out, args.shard);
+    let adopted = if args.adopt.is_empty() {
+        Vec::new()
+    } else {
+        crate::merge::collect_files(&args.adopt)?
+    };
+    let mut inputs = args.scenario.input_files();
+    inputs.push(("the sweep's result file in --out", shard_file.as_path()));
+    inputs.extend(adopted.iter().map(|f| ("--adopt", f.as_path())));
+    args.output.check(&inputs, &grid)?;
     let (header, results, failures) = sweep::sweep(
         &grid,
         &args.out,

@@ -36,23 +36,65 @@ pub(super) fn given<'a>(options: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a 
         .collect()
 }
 
+/// What a path names on the file system, compared by [`same_file`]: its resolved path, and
+/// the file's device and inode where it exists.
+struct FileKey {
+    resolved: PathBuf,
+    inode: Option<(u64, u64)>,
+}
+
+impl FileKey {
+    fn of(path: &Path) -> Self {
+        Self {
+            resolved: resolved(path),
+            inode: inode(path),
+        }
+    }
+
+    /// The same file: one resolved path (`out.json`, `./out.json`, a path through a symlinked
+    /// directory), or one device and inode (a symlink to the file, a hard link).
+    fn same_file(&self, other: &Self) -> bool {
+        self.resolved == other.resolved || (self.inode.is_some() && self.inode == other.inode)
+    }
+}
+
+/// The device and inode of the file `path` names (through symlinks), where it exists.
+#[cfg(unix)]
+fn inode(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn inode(_path: &Path) -> Option<(u64, u64)> {
+    None
+}
+
 /// Refuses outputs that would overwrite each other or an input: two output flags naming one
-/// file (`--json x --csv x`), or an output naming an input file (the scenario file, a result
-/// file being merged). Each entry is (flag, path).
+/// file (`--json x --csv x`), or an output naming an input (the scenario or trace file, a
+/// result file being merged, adopted or resumed). Files are compared, not spellings: a symlink
+/// or a hard link to an input is that input. Each entry is (flag, path).
 pub(super) fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
-    let outputs: Vec<(&str, &Path, PathBuf)> =
-        outputs.iter().map(|&(f, p)| (f, p, resolved(p))).collect();
+    let outputs: Vec<(&str, &Path, FileKey)> = outputs
+        .iter()
+        .map(|&(f, p)| (f, p, FileKey::of(p)))
+        .collect();
+    let inputs: Vec<(&str, &Path, FileKey)> = inputs
+        .iter()
+        .map(|&(f, p)| (f, p, FileKey::of(p)))
+        .collect();
     for (i, (flag, path, key)) in outputs.iter().enumerate() {
-        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, k)| k == key) {
+        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, k)| k.same_file(key)) {
             return Err(HarnessError::bad_input(format!(
                 "{other} and {flag} both name `{}`: one would overwrite the other",
                 path.display()
             )));
         }
-        if let Some((input_flag, _)) = inputs.iter().find(|(_, p)| &resolved(p) == key) {
+        if let Some((input_flag, input, _)) = inputs.iter().find(|(_, _, k)| k.same_file(key)) {
             return Err(HarnessError::bad_input(format!(
-                "{flag} `{}` is an input ({input_flag}): writing it would destroy it; choose another path",
-                path.display()
+                "{flag} `{}` is an input ({input_flag} `{}`): writing it would destroy it; choose another path",
+                path.display(),
+                input.display()
             )));
         }
     }
@@ -84,16 +126,19 @@ pub(super) fn check_dir(dir: &Path) -> Result<()> {
 
 impl OutputArgs {
     /// Checks every output before any run starts: the files can be written, none names
-    /// another output or the scenario file `input`, and what `grid` runs can write them.
-    pub(super) fn check(&self, input: Option<&Path>, grid: &crate::scenario::Grid) -> Result<()> {
+    /// another output or one of `inputs` (flag, path), and what `grid` runs can write them.
+    pub(super) fn check(
+        &self,
+        inputs: &[(&str, &Path)],
+        grid: &crate::scenario::Grid,
+    ) -> Result<()> {
         let outputs = given(&[
             ("--json", &self.json),
             ("--csv", &self.csv),
             ("--markdown", &self.markdown),
             ("--html", &self.html),
         ]);
-        let inputs: Vec<(&str, &Path)> = input.map(|p| ("--scenario", p)).into_iter().collect();
-        check_distinct(&outputs, &inputs)?;
+        check_distinct(&outputs, inputs)?;
         for file in [&self.json, &self.csv, &self.markdown, &self.html]
             .into_iter()
             .flatten()

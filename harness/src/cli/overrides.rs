@@ -80,7 +80,23 @@ pub(super) fn parse_knob(text: &str) -> std::result::Result<(String, String, Val
     let (name, knob) = key.split_once('.').ok_or_else(|| {
         format!("`{text}` is not NAME.KNOB=VALUE (e.g. karak.one_dup_ack_factor=0.2)")
     })?;
-    controllers::lookup(name)?;
+    let info = controllers::lookup(name)?;
+    // A duration knob needs its unit on the command line, as every duration flag does: a bare
+    // `5` would read as seconds in TOML. Zero is zero in every unit.
+    let is_duration = info
+        .knobs
+        .iter()
+        .any(|k| k.name == knob && k.kind == cc_core::KnobKind::Duration);
+    let bare = match &value {
+        Value::Integer(n) => *n != 0,
+        Value::Float(x) => *x != 0.0,
+        _ => false,
+    };
+    if is_duration && bare {
+        return Err(format!(
+            "`{text}`: {name}.{knob} is a duration and `{value}` has no unit: write {value}ms, {value}s or another unit (ns, us, ms, s, min, h)"
+        ));
+    }
     Ok((name.to_owned(), knob.to_owned(), value))
 }
 
@@ -105,6 +121,18 @@ fn duration_value(d: Duration) -> Value {
 }
 
 impl ScenarioArgs {
+    /// The files the scenario reads (flag, path): --scenario and --trace-file, for the output
+    /// checks.
+    pub(super) fn input_files(&self) -> Vec<(&'static str, &std::path::Path)> {
+        [
+            ("--scenario", self.scenario.as_deref()),
+            ("--trace-file", self.trace_file.as_deref()),
+        ]
+        .into_iter()
+        .filter_map(|(flag, path)| path.map(|p| (flag, p)))
+        .collect()
+    }
+
     /// The scenario source: --scenario, --preset, or the demo.
     pub(super) fn source(&self) -> Result<Source> {
         match (&self.scenario, &self.preset) {
@@ -411,9 +439,7 @@ impl ScenarioArgs {
             set(o, "link.path", Value::Table(t), "--path");
         }
         if let Some(path) = &self.trace_file {
-            let text = std::fs::read_to_string(path).map_err(|e| {
-                HarnessError::bad_input(format!("cannot read trace file `{}`: {e}", path.display()))
-            })?;
+            let text = crate::input_file::read_text(path, crate::input_file::TRACE)?;
             netsim::TraceSchedule::parse(&text, &path.display().to_string())
                 .map_err(HarnessError::bad_input)?;
             remove(o, "link.path", "--trace-file");
