@@ -1,7 +1,8 @@
 //! Units used in configurations: [`Rate`] (bits per second) and human-readable durations.
 //!
-//! Both (de)serialize from what a person writes in a TOML scenario file: a rate is either an
-//! integer number of bits per second or a string such as `"2Mbps"`, `"2 Mb/s"`, `"500kbps"`; a
+//! Both (de)serialize from what a person writes in a TOML scenario file: a rate is either a
+//! TOML integer, bits per second, or a string with its unit such as `"2Mbps"`, `"2 Mb/s"`,
+//! `"500kbps"` or `"250kBps"` (bytes); a
 //! duration is either a number of seconds or a string such as `"45ms"`, `"1.5s"`, `"250us"`.
 
 use std::fmt;
@@ -75,8 +76,11 @@ impl fmt::Display for Rate {
     }
 }
 
-/// Parses `"2Mbps"`, `"2 Mb/s"`, `"2.5Mbps"`, `"500kbps"`, `"1Gbps"`, `"9600bps"` or a bare
-/// number of bits per second.
+/// Parses a rate with its unit: bits per second as `"2Mbps"`, `"2 Mb/s"`, `"2.5Mbps"`,
+/// `"500kbps"`, `"1Gbps"`, `"9600bps"`, or bytes per second as `"250kBps"`, `"2MB/s"` (a capital
+/// `B` is a byte: 8 bits). The case of the `b` decides, as in SI usage; the prefixes are
+/// decimal (k = 10^3, M = 10^6, G = 10^9). A bare number is refused (bits or bytes?), and so is
+/// a rate that is not a whole number of bits per second (`"0.5bps"`).
 impl std::str::FromStr for Rate {
     type Err = String;
 
@@ -89,20 +93,41 @@ impl std::str::FromStr for Rate {
         let value: f64 = number
             .parse()
             .map_err(|_| format!("`{text}` is not a rate such as \"2Mbps\""))?;
-        let multiplier = match unit.trim().to_ascii_lowercase().as_str() {
-            "" | "bps" | "b/s" => 1.0,
-            "kbps" | "kb/s" => 1e3,
-            "mbps" | "mb/s" => 1e6,
-            "gbps" | "gb/s" => 1e9,
-            other => {
-                return Err(format!(
-                    "unknown rate unit `{other}` in `{text}` (use bps, kbps, Mbps or Gbps)"
-                ));
-            }
+        let unit = unit.trim();
+        let (prefix, per_second) = unit
+            .strip_suffix("ps")
+            .or_else(|| unit.strip_suffix("/s"))
+            .map_or((unit, false), |p| (p, true));
+        let (prefix, bits) = match prefix.strip_suffix('b') {
+            Some(p) => (p, 1.0),
+            None => (prefix.strip_suffix('B').unwrap_or("?"), 8.0),
         };
-        let bps = value * multiplier;
+        let scale = match prefix {
+            "" => Some(1.0),
+            "k" | "K" => Some(1e3),
+            "M" => Some(1e6),
+            "G" => Some(1e9),
+            _ => None,
+        };
+        let Some(scale) = scale.filter(|_| per_second) else {
+            return Err(if unit.is_empty() {
+                format!(
+                    "`{text}` has no unit: write {text}Mbps, {text}kbps or {text}bps (bits per second), or MBps for bytes"
+                )
+            } else {
+                format!(
+                    "unknown rate unit `{unit}` in `{text}` (use bps, kbps, Mbps or Gbps; Bps, kBps, MBps or GBps for bytes per second)"
+                )
+            });
+        };
+        let bps = value * scale * bits;
         if !bps.is_finite() || bps < 0.0 || bps > u64::MAX as f64 {
             return Err(format!("rate `{text}` is out of range"));
+        }
+        if (bps - bps.round()).abs() > 1e-6 * bps.max(1.0) {
+            return Err(format!(
+                "rate `{text}` is {bps} bits per second: a rate is a whole number of bits per second"
+            ));
         }
         Ok(Self::from_bps(bps.round() as u64))
     }
@@ -265,7 +290,27 @@ mod tests {
         assert_eq!("2Mbps".parse::<Rate>(), Ok(Rate::from_mbps(2)));
         assert_eq!("2 Mb/s".parse::<Rate>(), Ok(Rate::from_mbps(2)));
         assert_eq!("2.5Mbps".parse::<Rate>(), Ok(Rate::from_kbps(2500)));
-        assert_eq!("9600".parse::<Rate>(), Ok(Rate::from_bps(9600)));
+        assert_eq!("9600bps".parse::<Rate>(), Ok(Rate::from_bps(9600)));
+        // Bytes are a capital B: 8 bits.
+        assert_eq!("2MBps".parse::<Rate>(), Ok(Rate::from_mbps(16)));
+        assert_eq!("250kB/s".parse::<Rate>(), Ok(Rate::from_mbps(2)));
+        assert_eq!("1Bps".parse::<Rate>(), Ok(Rate::from_bps(8)));
+        // Ambiguous or fractional: refused, with the way out in the message.
+        let bare = "2".parse::<Rate>().unwrap_err();
+        assert!(bare.contains("no unit") && bare.contains("2Mbps"), "{bare}");
+        assert!(
+            "2mbps"
+                .parse::<Rate>()
+                .unwrap_err()
+                .contains("unknown rate unit")
+        );
+        assert!(
+            "0.5bps"
+                .parse::<Rate>()
+                .unwrap_err()
+                .contains("whole number")
+        );
+        assert!("2 Mb".parse::<Rate>().is_err());
         assert!("2 furlongs".parse::<Rate>().is_err());
         assert!("-2Mbps".parse::<Rate>().is_err());
         assert_eq!(Rate::from_kbps(2500).to_string(), "2500kbps");

@@ -7,7 +7,7 @@ use rand::{Rng, SeedableRng};
 use serde::{Deserialize, Serialize};
 
 use super::{PathSource, PathState};
-use crate::config_error::{ConfigError, check_positive};
+use crate::config_error::ConfigError;
 use crate::seed::SimRng;
 use crate::units::serde_duration;
 
@@ -20,7 +20,7 @@ use crate::units::serde_duration;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OnOffConfig {
-    /// Mean up period (default 10 s). Must be > 0.
+    /// Mean up period (default 10 s). At least [`MIN_MEAN_UP`] (1 ms).
     #[serde(with = "serde_duration")]
     pub mean_up: Duration,
     /// Mean outage before repair starts (default 1 s). May be 0 (outages are then exactly
@@ -42,10 +42,23 @@ impl Default for OnOffConfig {
     }
 }
 
+/// The shortest mean up period: 1 ms, about a thousand route changes per simulated second.
+pub const MIN_MEAN_UP: Duration = Duration::from_millis(1);
+
 impl OnOffConfig {
     /// Checks the parameters; `field` is the path of this config.
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
-        check_positive(&format!("{field}.mean_up"), self.mean_up.as_secs_f64())
+        if self.mean_up < MIN_MEAN_UP {
+            return Err(ConfigError::out_of_range(
+                format!("{field}.mean_up"),
+                crate::units::format_duration(self.mean_up),
+                format!(
+                    ">= {} (every up period is a route change: a run's work grows as 1/mean_up)",
+                    crate::units::format_duration(MIN_MEAN_UP)
+                ),
+            ));
+        }
+        Ok(())
     }
 
     /// The long-run fraction of time the path is up.

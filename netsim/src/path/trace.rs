@@ -16,7 +16,7 @@
 //! - `time` is when the state starts, in seconds from the start of the run, either a bare
 //!   number or a number with a unit (`ns`, `us`, `ms`, `s`, `min`, `h`).
 //! - The first line must be at time 0 and times must strictly increase.
-//! - `hops` (default 1, at least 1) is the route length while up; it scales delay, per-hop
+//! - `hops` (default 1, from 1 to 255) is the route length while up; it scales delay, per-hop
 //!   errors and capacity as described in [`crate::link::LinkConfig`].
 //! - The last state lasts forever.
 //!
@@ -30,6 +30,10 @@ use serde::{Deserialize, Serialize};
 use super::{PathSource, PathState};
 use crate::config_error::ConfigError;
 use crate::units::{format_duration, parse_seconds_or_duration};
+
+/// The longest route a trace may give: IPv4's largest TTL. Each hop is work for every packet
+/// (netsim's 802.11 layer transmits on each), so the bound keeps a run's work bounded.
+pub const MAX_HOPS: u32 = 255;
 
 /// A parsed up/down schedule: `(start time, state)` pairs, first at 0, strictly increasing.
 ///
@@ -70,11 +74,11 @@ impl TraceSchedule {
                 }
                 ("up", None) => PathState::Up { hops: 1 },
                 ("up", Some(hops)) => match hops.parse::<u32>() {
-                    Ok(hops) if hops >= 1 => PathState::Up { hops },
+                    Ok(hops) if (1..=MAX_HOPS).contains(&hops) => PathState::Up { hops },
                     _ => {
                         return Err(error(
                             line_no,
-                            format!("hops must be an integer >= 1, found `{hops}`"),
+                            format!("hops must be an integer in [1, {MAX_HOPS}], found `{hops}`"),
                         ));
                     }
                 },
@@ -273,7 +277,11 @@ mod tests {
             ),
             (
                 "0 up 0\n",
-                "t: line 1: hops must be an integer >= 1, found `0`",
+                "t: line 1: hops must be an integer in [1, 255], found `0`",
+            ),
+            (
+                "0 up 4294967295\n",
+                "t: line 1: hops must be an integer in [1, 255], found `4294967295`",
             ),
             ("# only a comment\n", "t: the schedule has no entries"),
             (

@@ -35,7 +35,7 @@ use rand::SeedableRng;
 use serde::{Deserialize, Serialize};
 
 use super::{PathSource, PathState};
-use crate::config_error::{ConfigError, check_positive, check_positive_at_most};
+use crate::config_error::{ConfigError, check_positive_at_most};
 use crate::seed::SimRng;
 use crate::units::serde_duration;
 use waypoint::Waypoints;
@@ -119,6 +119,9 @@ impl Default for MobilityConfig {
     }
 }
 
+/// The shortest mobility step: 1 ms, a thousand position updates per simulated second.
+pub const MIN_STEP: Duration = Duration::from_millis(1);
+
 impl MobilityConfig {
     /// The defaults with every node moving at exactly `speed` m/s.
     pub fn with_speed(speed: f64) -> Self {
@@ -151,7 +154,16 @@ impl MobilityConfig {
             ));
         }
         check_positive_at_most(&f("radio_range"), self.radio_range, MAX_AREA_SIDE, "m")?;
-        check_positive(&f("step"), self.step.as_secs_f64())?;
+        if self.step < MIN_STEP {
+            return Err(ConfigError::out_of_range(
+                f("step"),
+                crate::units::format_duration(self.step),
+                format!(
+                    ">= {} (each step moves every node: a run's work grows as 1/step)",
+                    crate::units::format_duration(MIN_STEP)
+                ),
+            ));
+        }
         let last = self.nodes - 1;
         if self.source > last {
             return Err(ConfigError::out_of_range(
