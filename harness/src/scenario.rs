@@ -536,7 +536,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
             seeds.len()
         )));
     }
-    Ok(Grid {
+    let grid = Grid {
         description: file.description.clone().unwrap_or_default(),
         paper: file.paper.clone(),
         axes: axes.iter().map(|a| a.name.clone()).collect(),
@@ -552,7 +552,34 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         controllers,
         seeds,
         name,
-    })
+    };
+    check_distinct_runs(&grid)?;
+    Ok(grid)
+}
+
+/// Refuses a grid in which two runs are one run: the same parameters once parsed, controller
+/// and seed (one run id), e.g. an axis listing `"2Mbps"` and `"2000kbps"`, or `"1s"` and
+/// `"1000ms"`. A sweep would write that run twice under one id, which merge then refuses.
+fn check_distinct_runs(grid: &Grid) -> Result<()> {
+    let mut seen = std::collections::HashMap::new();
+    for spec in crate::sweep::expand(grid) {
+        let label = || {
+            format!(
+                "point `{}`, controller `{}`, seed {}",
+                spec.scenario.point,
+                spec.controller.label(),
+                spec.seed
+            )
+        };
+        if let Some(first) = seen.insert(spec.run_id(), label()) {
+            return Err(HarnessError::bad_input(format!(
+                "{first} and {} are the same run (equal values once parsed, in other spellings): \
+                 list each axis value, controller and seed once",
+                label()
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses command-line options that would be silently ignored: `--ns3` settings when no
@@ -1023,9 +1050,16 @@ impl Context<'_> {
             .set_time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
         let backend = match file.backend.unwrap_or_default() {
-            BackendKind::Netsim if file.ns3.is_some() => {
+            BackendKind::Netsim
+                if file.ns3.is_some()
+                    && !self
+                        .overrides
+                        .iter()
+                        .any(|o| o.key == "ns3" || o.key.starts_with("ns3.")) =>
+            {
                 // Only the ns-3 backend reads [ns3]: on netsim its keys would be ignored,
-                // misspelt ones included.
+                // misspelt ones included. (`--ns3` on netsim has its own message, naming the
+                // key: `check_backend_overrides`.)
                 return Err(self.field_error(
                     "ns3",
                     format!(

@@ -516,6 +516,24 @@ const CASES: &[Case] = &[
         expect: &["t.trace", "line 1", "[1, 255]"],
     },
     Case {
+        name: "one rate in two spellings on an axis",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"link.both.rate\"\nvalues = [\"2Mbps\", \"2000kbps\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["2000kbps", "same run"],
+    },
+    Case {
+        name: "one duration as a number and as a string on an axis",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"transfer.duration\"\nvalues = [1, \"1000ms\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["1000ms", "same run"],
+    },
+    Case {
         name: "merge of a file that is not a result file",
         files: &[("r.jsonl", "{\"hello\": 1}\n")],
         args: &["merge", "r.jsonl"],
