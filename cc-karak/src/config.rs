@@ -20,6 +20,7 @@ cc_core::port_config! {
     pub struct KarakConfig for Karak {
         name: "karak",
         summary: "TCP Karak: graded decrease by dup-ACKs before a timeout (cc-karak)",
+        check: check_grading,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2 allows
             /// `min(10 x mtu, max(14720, 2 x mtu))`; quinn's NewReno uses 14720 bytes).
@@ -35,6 +36,36 @@ cc_core::port_config! {
             round_to_power_of_two: bool = true, Range::Any;
         }
     }
+}
+
+/// The paper's grading (section 3, Table 1): the fewer duplicate ACKs before a timeout, the
+/// more severe the congestion, so the cut is never shallower with fewer:
+/// `one_dup_ack_factor <= two_dup_ack_factor <= fast_retransmit_factor`. Set the factors from
+/// the deepest cut up (or all at once, as a scenario file does).
+fn check_grading(c: &KarakConfig) -> Result<(), cc_core::ConfigError> {
+    if c.two_dup_ack_factor() > c.fast_retransmit_factor() {
+        return Err(cc_core::ConfigError::new(
+            "two_dup_ack_factor",
+            format!(
+                "{} (with fast_retransmit_factor = {})",
+                c.two_dup_ack_factor(),
+                c.fast_retransmit_factor()
+            ),
+            "<= fast_retransmit_factor (Karak's grading: fewer duplicate ACKs, a deeper cut)",
+        ));
+    }
+    if c.one_dup_ack_factor() > c.two_dup_ack_factor() {
+        return Err(cc_core::ConfigError::new(
+            "one_dup_ack_factor",
+            format!(
+                "{} (with two_dup_ack_factor = {})",
+                c.one_dup_ack_factor(),
+                c.two_dup_ack_factor()
+            ),
+            "<= two_dup_ack_factor (Karak's grading: fewer duplicate ACKs, a deeper cut)",
+        ));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -66,6 +97,31 @@ mod tests {
             assert_eq!(err.field, field);
             assert!(err.to_string().contains(field), "{err}");
         }
+        // The factors may reach 1 (no cut), from the shallowest cut down.
+        c.set_fast_retransmit_factor(1.0).unwrap();
+        c.set_two_dup_ack_factor(1.0).unwrap();
         assert!(c.set_one_dup_ack_factor(1.0).is_ok());
+    }
+
+    #[test]
+    fn inverted_grading_is_refused_naming_both_factors() {
+        let err = KarakConfig::default()
+            .set_one_dup_ack_factor(0.4)
+            .unwrap_err();
+        assert_eq!(err.field, "one_dup_ack_factor");
+        assert!(
+            err.to_string().contains("two_dup_ack_factor = 0.25"),
+            "{err}"
+        );
+        let err = KarakConfig::default()
+            .set_two_dup_ack_factor(0.75)
+            .unwrap_err();
+        assert_eq!(err.field, "two_dup_ack_factor");
+        let mut c = KarakConfig::default();
+        assert_eq!(
+            c.set_one_dup_ack_factor(0.25).map(|_| ()),
+            Ok(()),
+            "equal is allowed"
+        );
     }
 }

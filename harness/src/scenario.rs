@@ -487,6 +487,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         runnable,
     };
     let axes = ctx.axes(&file.axis)?;
+    check_axes_reach(&doc, &file.axis)?;
     let mut points = Vec::new();
     for combination in cartesian(&axes) {
         points.push(ctx.point(&doc, &axes, &combination)?);
@@ -555,6 +556,49 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     };
     check_distinct_runs(&grid)?;
     Ok(grid)
+}
+
+/// Refuses an axis on `link.both.FIELD` where a direction sets FIELD itself: the direction's
+/// own value wins (netsim's `[link.a_to_b]` over `[link.both]`), so the axis would never change
+/// that direction, and its points would differ in one direction only, or not at all.
+fn check_axes_reach(doc: &Table, axes: &[Axis]) -> Result<()> {
+    for axis in axes {
+        // The fields the axis sets under link.both: one (`link.both.rate`), or each value's
+        // (`key = "link.both"` with tables as values).
+        let fields: Vec<String> = match axis.key.strip_prefix("link.both") {
+            Some("") => axis
+                .values
+                .iter()
+                .filter_map(Value::as_table)
+                .flat_map(|t| t.keys().cloned())
+                .collect(),
+            Some(rest) => rest
+                .strip_prefix('.')
+                .map(str::to_owned)
+                .into_iter()
+                .collect(),
+            None => continue,
+        };
+        for (field, direction) in fields
+            .iter()
+            .flat_map(|f| ["a_to_b", "b_to_a"].map(|d| (f, d)))
+        {
+            let key = format!("link.{direction}.{field}");
+            let mut parts = key.split('.');
+            let set = parts
+                .next()
+                .and_then(|first| doc.get(first))
+                .and_then(|v| parts.try_fold(v, |v, part| v.as_table()?.get(part)))
+                .is_some();
+            if set {
+                return Err(HarnessError::bad_input(format!(
+                    "axis `{}`: `{key}` is set, and a direction's own value wins over link.both, so this axis never changes that direction: put the axis on `{key}` (and the other direction's key), or remove `{key}`",
+                    axis.key
+                )));
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a grid in which two runs are one run: the same parameters once parsed, controller

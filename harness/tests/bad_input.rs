@@ -534,6 +534,57 @@ const CASES: &[Case] = &[
         expect: &["1000ms", "same run"],
     },
     Case {
+        name: "a mix and a flow count",
+        files: &[],
+        args: &["run", "--mix", "run,cubic", "--flows", "3"],
+        expect: &["--mix", "--flows"],
+    },
+    Case {
+        name: "a trace file and another path model",
+        files: &[("t.trace", "0 up\n")],
+        args: &["run", "--trace-file", "t.trace", "--path", "on-off"],
+        expect: &["--trace-file", "--path"],
+    },
+    Case {
+        name: "a knob of a controller the run does not use",
+        files: &[],
+        args: &[
+            "run",
+            "--controllers",
+            "cubic",
+            "--set",
+            "karak.one_dup_ack_factor=0.1",
+        ],
+        expect: &["--set karak.one_dup_ack_factor", "not among", "cubic"],
+    },
+    Case {
+        name: "quinn's send-check compensation on noq",
+        files: &[],
+        args: &["run", "--stack", "noq", "--quinn-full-window"],
+        expect: &["--quinn-full-window", "noq"],
+    },
+    Case {
+        name: "an axis on both directions that one direction overrides",
+        files: &[(
+            "s.toml",
+            "[link.a_to_b]\nrate = \"1Mbps\"\n[[axis]]\nkey = \"link.both.rate\"\nvalues = [\"2Mbps\", \"4Mbps\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["axis `link.both.rate`", "link.a_to_b.rate", "never changes"],
+    },
+    Case {
+        name: "Karak's grading inverted",
+        files: &[],
+        args: &[
+            "run",
+            "--controllers",
+            "karak",
+            "--set",
+            "karak.one_dup_ack_factor=0.4",
+        ],
+        expect: &["one_dup_ack_factor", "two_dup_ack_factor = 0.25"],
+    },
+    Case {
         name: "merge of a file that is not a result file",
         files: &[("r.jsonl", "{\"hello\": 1}\n")],
         args: &["merge", "r.jsonl"],

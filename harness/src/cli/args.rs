@@ -205,7 +205,7 @@ pub struct ScenarioArgs {
     /// gives a flow an access link of its own, one way (its RTT grows by twice it): `--mix
     /// run,run@30ms`. Starts follow --flow-stagger; a scenario file's [[flow]] tables also set
     /// starts.
-    #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1..)]
+    #[arg(long, value_name = "LIST", value_delimiter = ',', num_args = 1.., conflicts_with = "flows")]
     pub(super) mix: Option<Vec<String>>,
     /// Virtual (default) or real time. Runs involving quiche need real time; real-time runs
     /// take their duration in wall time and are not bit-reproducible.
@@ -297,7 +297,7 @@ pub struct ScenarioArgs {
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) repair_delay: Option<Duration>,
     /// Replay an up/down trace file (`<time> <up|down> [hops]` per line) as the path model.
-    #[arg(long, value_name = "FILE")]
+    #[arg(long, value_name = "FILE", conflicts_with = "path")]
     pub(super) trace_file: Option<PathBuf>,
     /// Set any netsim link field: KEY=VALUE under [link], e.g. a_to_b.delay=10ms or
     /// path.route_discovery_delay=200ms (VALUE is TOML; bare words are strings). Repeatable.
