@@ -47,6 +47,89 @@ pub struct Header {
 }
 
 impl Header {
+    /// Checks the header against itself: the grid id is the hash of the run list, the shard
+    /// exists, and the run list is the grid's size. A header edited by hand fails here.
+    fn check(&self) -> std::result::Result<(), String> {
+        let grid_id = format!("{:016x}", fnv1a(self.run_ids.join(",").as_bytes()));
+        if grid_id != self.grid_id {
+            return Err(format!(
+                "the header's grid_id {} is not the hash of its run_ids ({grid_id}): the header was edited",
+                self.grid_id
+            ));
+        }
+        if self.shard.count == 0 || self.shard.index >= self.shard.count {
+            return Err(format!("the header's shard {} does not exist", self.shard));
+        }
+        let m = &self.meta;
+        let runs = m.points.len() * m.controllers.len() * m.seeds.len();
+        if runs != self.run_ids.len() {
+            return Err(format!(
+                "the header lists {} run ids for {} points x {} controllers x {} seeds: the header was edited",
+                self.run_ids.len(),
+                m.points.len(),
+                m.controllers.len(),
+                m.seeds.len()
+            ));
+        }
+        Ok(())
+    }
+
+    /// Checks a run line against the header and its own figures: its id is the grid's run at
+    /// its index, in this shard, with that run's point, controller and seed; its goodput is
+    /// its bytes over its window, finite, and within the link's physical limit where netsim
+    /// computed one. A line edited by hand (a seed, a label, a goodput) fails here.
+    pub fn check_run(&self, run: &RunResult) -> std::result::Result<(), String> {
+        let id = &run.run_id;
+        if self.run_ids.get(run.index) != Some(id) {
+            return Err(format!(
+                "run {id} at index {} is not a run of grid {} there (a line from another grid, or an edited line or header)",
+                run.index, self.grid_id
+            ));
+        }
+        if run.index % self.shard.count != self.shard.index {
+            return Err(format!(
+                "run {id} at index {} belongs to another shard ({}/{}), not to this file's {}",
+                run.index,
+                run.index % self.shard.count,
+                self.shard.count,
+                self.shard
+            ));
+        }
+        let m = &self.meta;
+        let seeds = m.seeds.len();
+        let per_point = m.controllers.len() * seeds;
+        let expected = (
+            &m.points[run.index / per_point],
+            &m.controllers[run.index / seeds % m.controllers.len()],
+            m.seeds[run.index % seeds],
+        );
+        if (&run.point, &run.controller, run.seed) != expected {
+            return Err(format!(
+                "run {id} says point `{}`, controller `{}`, seed {}; the grid's run there is point `{}`, controller `{}`, seed {}: the line was edited",
+                run.point, run.controller, run.seed, expected.0, expected.1, expected.2
+            ));
+        }
+        let goodput = run.goodput_bps;
+        let from_bytes = if run.window_s > 0.0 {
+            run.bytes_delivered as f64 * 8.0 / run.window_s
+        } else {
+            0.0
+        };
+        if !goodput.is_finite() || (goodput - from_bytes).abs() > 1e-6 * goodput.max(1.0) {
+            return Err(format!(
+                "run {id}: goodput {goodput} b/s is not its {} bytes over {} s: the line was edited",
+                run.bytes_delivered, run.window_s
+            ));
+        }
+        let capacity = run.link.capacity_bps;
+        if capacity > 0.0 && goodput > capacity * (1.0 + 1e-9) {
+            return Err(format!(
+                "run {id}: goodput {goodput} b/s exceeds the link's physical limit, {capacity} b/s: the line was edited"
+            ));
+        }
+        Ok(())
+    }
+
     /// The header for `shard` of `grid`.
     pub fn new(grid: &Grid, specs: &[RunSpec], shard: Shard) -> Self {
         let run_ids: Vec<String> = specs.iter().map(RunSpec::run_id).collect();
@@ -106,9 +189,14 @@ pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
     if header.kind != "header" || header.format != FORMAT {
         return Err(bad(0, &"expected a format-1 header line"));
     }
+    let edited = |line: usize, e: String| {
+        HarnessError::bad_input(format!("`{}` line {}: {e}", path.display(), line + 1))
+    };
+    header.check().map_err(|e| edited(0, e))?;
     let mut runs = Vec::new();
     for (i, line) in lines {
         let run: RunLine = serde_json::from_str(line).map_err(|e| bad(i, &e))?;
+        header.check_run(&run.result).map_err(|e| edited(i, e))?;
         runs.push(run.result);
     }
     Ok(Some(ResultFile {

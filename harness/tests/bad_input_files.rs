@@ -135,3 +135,37 @@ fn symlinks_and_hard_links_to_merged_files_are_those_files() {
         &before,
     );
 }
+
+#[test]
+fn plots_of_labels_with_one_slug_are_separate_files() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "[[axis]]\nkey = \"transfer.duration\"\nvalues = [\"1s\", \"2s\"]\nlabels = [\"a/b\", \"a_b\"]\n",
+    )
+    .unwrap();
+    let output = run_in(
+        dir.path(),
+        &[
+            "run",
+            "--scenario",
+            "s.toml",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+            "--plot",
+            "p",
+            "-q",
+        ],
+    );
+    let err = stderr(&output);
+    assert!(output.status.success(), "{err}");
+    let files = std::fs::read_dir(dir.path().join("p")).unwrap().count();
+    assert!(
+        err.contains(&format!("{files} plots written")),
+        "{files} files: {err}"
+    );
+    // A goodput and a window plot per point, and goodput against the axis.
+    assert_eq!(files, 5, "{err}");
+}

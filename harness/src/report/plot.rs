@@ -13,7 +13,8 @@ use super::{ReportMeta, SummaryRow};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 
-/// A file-name-safe version of a point label.
+/// A file-name-safe version of a point label. Lossy (`a/b` and `a_b` give one slug): the plot
+/// files' names are made unique after (`render_all`).
 pub fn slug(label: &str) -> String {
     let mut out: String = label
         .chars()
@@ -114,6 +115,17 @@ pub fn render_all(
             ),
             svg,
         });
+    }
+    // File names unique whatever the labels: `a/b` and `a_b` share a slug, and a point may be
+    // named like another plot's file. The later one gets `-2`, `-3`, ...
+    let mut taken = std::collections::HashSet::new();
+    for plot in &mut plots {
+        let stem = plot.file.trim_end_matches(".svg").to_owned();
+        let mut n = 1;
+        while !taken.insert(plot.file.clone()) {
+            n += 1;
+            plot.file = format!("{stem}-{n}.svg");
+        }
     }
     Ok(plots)
 }
