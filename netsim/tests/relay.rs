@@ -193,3 +193,36 @@ fn the_cli_names_flags_and_exits_2_on_bad_input() {
         "{err}"
     );
 }
+
+/// The socket facing the server must be of the upstream's address family (a socket of one
+/// family cannot send to the other, so every datagram would fail): `RelayConfig::new` picks
+/// that family's loopback address and `validate` refuses a mismatch, naming both fields.
+#[test]
+fn the_upstream_socket_follows_the_upstream_address_family() {
+    let v6 = RelayConfig::new("[::1]:4433".parse().unwrap());
+    assert_eq!(v6.upstream_bind, "[::1]:0".parse().unwrap());
+    v6.validate().unwrap();
+    let v4 = RelayConfig::new("127.0.0.1:4433".parse().unwrap());
+    assert_eq!(v4.upstream_bind, "127.0.0.1:0".parse().unwrap());
+    let mismatched = RelayConfig {
+        upstream_bind: "127.0.0.1:0".parse().unwrap(),
+        ..v6
+    };
+    let err = mismatched.validate().unwrap_err().to_string();
+    assert_eq!(
+        err,
+        "upstream_bind: 127.0.0.1:0 is an IPv4 address and the upstream address [::1]:4433 is IPv6: the socket facing the server must be of the upstream's address family"
+    );
+}
+
+#[test]
+fn an_upstream_without_a_port_is_refused() {
+    let err = RelayConfig::new("127.0.0.1:0".parse().unwrap())
+        .validate()
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("upstream = 127.0.0.1:0 is out of range: it must be an address with a port in [1, 65535]"),
+        "{err}"
+    );
+}
