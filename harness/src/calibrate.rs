@@ -93,7 +93,7 @@ pub fn compare(
     let mut unmatched = Vec::new();
     for point in &reference_meta.points {
         if !fast_meta.points.contains(point) {
-            unmatched.push(format!("{point} (reference only)"));
+            unmatched.push(format!("point {point} (reference only)"));
             continue;
         }
         let row = |rows: &[SummaryRow], controller: &str| -> Option<Spread> {
@@ -107,7 +107,7 @@ pub fn compare(
             .filter_map(|c| Some((c.clone(), row(reference_rows, c)?, row(fast_rows, c)?)))
             .collect();
         if spreads.is_empty() {
-            unmatched.push(format!("{point} (no controller on both sides)"));
+            unmatched.push(format!("point {point} (no controller on both sides)"));
             continue;
         }
         let reference_values: Vec<f64> = spreads.iter().map(|s| s.1.mean).collect();
@@ -169,7 +169,23 @@ pub fn compare(
     }
     for point in &fast_meta.points {
         if !reference_meta.points.contains(point) {
-            unmatched.push(format!("{point} (fast model only)"));
+            unmatched.push(format!("point {point} (fast model only)"));
+        }
+    }
+    for (controllers, others, side) in [
+        (
+            &reference_meta.controllers,
+            &fast_meta.controllers,
+            "reference only",
+        ),
+        (
+            &fast_meta.controllers,
+            &reference_meta.controllers,
+            "fast model only",
+        ),
+    ] {
+        for controller in controllers.iter().filter(|c| !others.contains(c)) {
+            unmatched.push(format!("controller {controller} ({side})"));
         }
     }
     Calibration {
@@ -294,11 +310,18 @@ impl Calibration {
         ));
         let cells: usize = self.points.iter().map(|p| p.cells.len()).sum();
         let misses = self.goodput_misses();
-        let ranked = self.points.iter().filter(|p| p.same_ranking).count();
+        // A point tests the ranking only where the reference resolves a pair of controllers
+        // (two or more on both sides, intervals apart).
+        let tested = self.points.iter().filter(|p| p.resolved_pairs > 0).count();
+        let ranked = self
+            .points
+            .iter()
+            .filter(|p| p.resolved_pairs > 0 && p.same_ranking)
+            .count();
         let _ = writeln!(
             out,
-            "\nranking (pairs the reference resolves): the same at {ranked} of {} point(s); goodput within ±{:.0}%: {} of {cells}",
-            self.points.len(),
+            "\nranking (pairs the reference resolves): the same at {ranked} of the {tested} point(s) that resolve a pair ({} point(s) resolve none: fewer than two controllers on both sides, or no two intervals apart); goodput within ±{:.0}%: {} of {cells}",
+            self.points.len() - tested,
             self.tolerance * 100.0,
             cells - misses.len()
         );
@@ -326,8 +349,8 @@ impl Calibration {
                 )
             );
         }
-        for point in &self.unmatched {
-            let _ = writeln!(out, "  unmatched point: {point}");
+        for what in &self.unmatched {
+            let _ = writeln!(out, "  unmatched {what}");
         }
         out
     }

@@ -23,10 +23,36 @@ pub enum HarnessError {
     Incomplete(String),
 }
 
+/// The longest quoted input an error message repeats in full, characters.
+pub const MAX_QUOTED_CHARS: usize = 120;
+
+/// `message` with each backtick-quoted part over [`MAX_QUOTED_CHARS`] cut to its start and its
+/// length.
+fn abbreviate_quotes(message: &str) -> String {
+    if message.len() <= MAX_QUOTED_CHARS {
+        return message.to_owned();
+    }
+    message
+        .split('`')
+        .enumerate()
+        .map(|(i, part)| {
+            let chars = part.chars().count();
+            if i % 2 == 1 && chars > MAX_QUOTED_CHARS {
+                let start: String = part.chars().take(MAX_QUOTED_CHARS / 2).collect();
+                format!("{start}... ({chars} characters)")
+            } else {
+                part.to_owned()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("`")
+}
+
 impl HarnessError {
-    /// A bad-input error.
+    /// A bad-input error. Quoted input (between backticks) longer than
+    /// [`MAX_QUOTED_CHARS`] is shortened, so an error never echoes a megabyte key back.
     pub fn bad_input(message: impl fmt::Display) -> Self {
-        Self::BadInput(message.to_string())
+        Self::BadInput(abbreviate_quotes(&message.to_string()))
     }
 
     /// A failed-run error.
@@ -55,3 +81,22 @@ impl HarnessError {
 
 /// Result alias used across the harness.
 pub type Result<T, E = HarnessError> = std::result::Result<T, E>;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn long_quoted_input_is_shortened_short_input_kept() {
+        let key = "k".repeat(5_000_000);
+        let message =
+            HarnessError::bad_input(format!("unknown field `{key}`, expected `a`")).to_string();
+        assert!(message.len() < 300, "{}", message.len());
+        assert!(
+            message.contains("(5000000 characters)`, expected `a`"),
+            "{message}"
+        );
+        let short = HarnessError::bad_input("unknown field `abc`").to_string();
+        assert_eq!(short, "unknown field `abc`");
+    }
+}

@@ -44,6 +44,11 @@ pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
             files.extend(found);
         } else if input.is_file() {
             files.push(input.clone());
+        } else if input.exists() {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` is neither a result file (.jsonl) nor a directory of them",
+                input.display()
+            )));
         } else {
             return Err(HarnessError::bad_input(format!(
                 "`{}` does not exist",

@@ -449,7 +449,8 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
             .map_err(|e| {
                 let message = e.message().trim();
                 // The option that set the field serde names, when one did (`unknown field
-                // `max_speed``: `--speed`); else every option given, once each.
+                // `max_speed``: `--speed`); else the first option whose setting makes the
+                // document unreadable, applied one at a time; else every option given.
                 let culprit = message
                     .split('`')
                     .nth(1)
@@ -459,7 +460,8 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
                                 && (o.key == field || o.key.ends_with(&format!(".{field}")))
                         })
                     })
-                    .map(|o| o.flag.clone());
+                    .or_else(|| first_unreadable(&source.text, overrides))
+                    .map(|o| format!("{} `{}`", o.flag, o.key));
                 let flags = culprit.unwrap_or_else(|| {
                     let mut flags: Vec<&str> = Vec::new();
                     for o in overrides {
@@ -469,14 +471,16 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
                     }
                     flags.join(", ")
                 });
-                let message = message.replace(
-                    ", there are no fields",
-                    " (this path model has no settings)",
-                );
-                HarnessError::bad_input(format!(
-                    "{flags}: does not apply to {}: {message}",
-                    source.name
-                ))
+                let message = message
+                    .replace(
+                        ", there are no fields",
+                        " (this path model has no settings)",
+                    )
+                    .replace(
+                        "wanted exactly 1 element, more than 1 element",
+                        "give exactly one of its keys, not several",
+                    );
+                HarnessError::bad_input(format!("{flags} (on {}): {message}", source.name))
             })?
     };
     doc.remove("axis");
@@ -538,7 +542,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         )));
     }
     let grid = Grid {
-        description: file.description.clone().unwrap_or_default(),
+        description: described(file.description.as_deref().unwrap_or_default(), overrides),
         paper: file.paper.clone(),
         axes: axes.iter().map(|a| a.name.clone()).collect(),
         points: points
@@ -554,8 +558,28 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         seeds,
         name,
     };
+    check_labels(&grid)?;
     check_distinct_runs(&grid)?;
     Ok(grid)
+}
+
+/// The first override that, applied after the ones before it, makes `text` unreadable as a
+/// scenario: the option to blame when serde's message names no field.
+fn first_unreadable<'a>(text: &str, overrides: &'a [Override]) -> Option<&'a Override> {
+    let mut doc: Table = text.parse().ok()?;
+    for o in overrides {
+        match &o.value {
+            Some(value) => tomldoc::set_path(&mut doc, &o.key, value.clone()).ok()?,
+            None => tomldoc::remove_path(&mut doc, &o.key),
+        }
+        if Value::Table(doc.clone())
+            .try_into::<ScenarioFile>()
+            .is_err()
+        {
+            return Some(o);
+        }
+    }
+    None
 }
 
 /// Refuses an axis on `link.both.FIELD` where a direction sets FIELD itself: the direction's
@@ -596,6 +620,65 @@ fn check_axes_reach(doc: &Table, axes: &[Axis]) -> Result<()> {
                     axis.key
                 )));
             }
+        }
+    }
+    Ok(())
+}
+
+/// The scenario's description, followed by what the command line changed of the path and the
+/// workload it describes, so that a report of the demo at another rate does not describe the
+/// demo's.
+fn described(description: &str, overrides: &[Override]) -> String {
+    let changed: Vec<String> = overrides
+        .iter()
+        .filter(|o| {
+            // What the description describes: the path and the workload. The stacks, clock,
+            // transport settings, controllers and seeds have columns of their own.
+            [
+                "link",
+                "transfer",
+                "flows",
+                "flow",
+                "flow_stagger",
+                "ns3",
+                "backend",
+            ]
+            .iter()
+            .any(|k| o.key == *k || o.key.starts_with(&format!("{k}.")))
+        })
+        .filter_map(|o| {
+            let value = o.value.as_ref()?.to_string();
+            let value = if value.chars().count() > 60 {
+                format!("{}...", value.chars().take(57).collect::<String>())
+            } else {
+                value
+            };
+            Some(format!("{} = {value} ({})", o.key, o.flag))
+        })
+        .collect();
+    if changed.is_empty() {
+        description.to_owned()
+    } else {
+        format!(
+            "{description} [changed on the command line: {}]",
+            changed.join("; ")
+        )
+    }
+}
+
+/// Refuses a grid name or point label with a control character: a newline would break the
+/// Markdown table and an escape sequence would reach the terminal. An axis whose values hold
+/// such text (a trace schedule) names its points with `labels`.
+fn check_labels(grid: &Grid) -> Result<()> {
+    let labels = std::iter::once(("the grid name", &grid.name))
+        .chain(grid.points.iter().map(|p| ("a point label", &p.point)))
+        .chain(grid.axes.iter().map(|a| ("an axis name", a)));
+    for (what, label) in labels {
+        if let Some(c) = label.chars().find(|c| c.is_control()) {
+            return Err(HarnessError::bad_input(format!(
+                "{what} holds the control character {c:?} (`{}`): labels are one line of text; give the axis `labels` (or the grid a `name`) without it",
+                label.escape_debug()
+            )));
         }
     }
     Ok(())
@@ -950,11 +1033,13 @@ impl Context<'_> {
             }
             (duration, None) => {
                 let d = duration.unwrap_or(DEFAULT_DURATION);
-                if d.is_zero() || d > Duration::from_secs(86_400) {
+                // Below a millisecond (the emulator's timer granularity) a run would not do
+                // what was asked.
+                if d < Duration::from_millis(1) || d > Duration::from_secs(86_400) {
                     return Err(self.field_error(
                         "transfer.duration",
                         format!(
-                            "transfer.duration = {} is out of range: it must be in (0, 24h]{}",
+                            "transfer.duration = {} is out of range: it must be in [1ms, 24h]{}",
                             netsim::units::format_duration(d),
                             at()
                         ),
@@ -1086,9 +1171,9 @@ impl Context<'_> {
         }
         let mut signal = cc_core::SignalConfig::default();
         let packet_threshold = file.transport.packet_threshold.unwrap_or(3);
-        signal.set_packet_threshold(packet_threshold).map_err(|e| {
-            self.field_error("transport.packet_threshold", format!("transport.{e}"))
-        })?;
+        signal
+            .set_packet_threshold(packet_threshold)
+            .map_err(|e| self.field_error("transport.packet_threshold", transport_error(&e)))?;
         let time_threshold = file.transport.time_threshold.unwrap_or(9.0 / 8.0);
         signal
             .set_time_threshold(time_threshold)

@@ -372,13 +372,17 @@ const CASES: &[Case] = &[
         name: "a flag that does not apply to the path model",
         files: &[],
         args: &["run", "--path", "always-up", "--speed", "5"],
-        expect: &["--speed: does not apply", "`max_speed`", "no settings"],
+        expect: &[
+            "--speed `link.path.max_speed`",
+            "`max_speed`",
+            "no settings",
+        ],
     },
     Case {
         name: "a mobility flag on the on-off model",
         files: &[],
         args: &["run", "--path", "on-off", "--pause", "5s"],
-        expect: &["--pause: does not apply", "`pause`", "mean_up"],
+        expect: &["--pause `link.path.pause`", "`pause`", "mean_up"],
     },
     Case {
         name: "a duration of the wrong type, in plain words",
@@ -583,6 +587,45 @@ const CASES: &[Case] = &[
             "karak.one_dup_ack_factor=0.4",
         ],
         expect: &["one_dup_ack_factor", "two_dup_ack_factor = 0.25"],
+    },
+    Case {
+        name: "a bad value blames its own option, not every option given",
+        files: &[],
+        args: &["run", "--seeds", "1", "--link", "a_to_b.delay=-1"],
+        expect: &["--link `link.a_to_b.delay`", "not a valid duration"],
+    },
+    Case {
+        name: "a queue given as packets and bytes at once",
+        files: &[],
+        args: &["run", "--link", "a_to_b.queue={packets=5,bytes=9000}"],
+        expect: &["link.a_to_b.queue", "exactly one of its keys"],
+    },
+    Case {
+        name: "a transport threshold out of range, named as the field",
+        files: &[("s.toml", "[transport]\npacket_threshold = 0\n")],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["transport.packet_threshold = 0 is out of range"],
+    },
+    Case {
+        name: "merge of something that is neither a file nor a directory",
+        files: &[],
+        args: &["merge", "/dev/null"],
+        expect: &["`/dev/null` is neither a result file"],
+    },
+    Case {
+        name: "a duration shorter than the timer granularity",
+        files: &[],
+        args: &["run", "--duration", "500us"],
+        expect: &["transfer.duration = 500us", "[1ms, 24h]"],
+    },
+    Case {
+        name: "a point label that would break a table or reach the terminal",
+        files: &[(
+            "s.toml",
+            "[[axis]]\nkey = \"transfer.duration\"\nvalues = [\"1s\", \"2s\"]\nlabels = [\"a\\nb\", \"\\u001b[31mred\"]\n",
+        )],
+        args: &["run", "--scenario", "s.toml"],
+        expect: &["control character", "a\\nb"],
     },
     Case {
         name: "merge of a file that is not a result file",

@@ -169,3 +169,29 @@ fn plots_of_labels_with_one_slug_are_separate_files() {
     // A goodput and a window plot per point, and goodput against the axis.
     assert_eq!(files, 5, "{err}");
 }
+
+#[test]
+fn a_report_says_what_the_command_line_changed() {
+    let dir = tempfile::tempdir().unwrap();
+    let report = common::run_report(
+        dir.path(),
+        &[
+            "run",
+            "--rate",
+            "4Mbps",
+            "--duration",
+            "1s",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+        ],
+        "r.json",
+    );
+    let text = report.to_string();
+    assert!(
+        text.contains("changed on the command line")
+            && text.contains("link.a_to_b.rate = \\\"4Mbps\\\" (--rate)"),
+        "{text}"
+    );
+}

@@ -130,7 +130,14 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
     );
     let load = |inputs: &[PathBuf]| -> Result<Loaded> {
         let files = crate::merge::collect_files(inputs)?;
-        let merged = crate::merge::merge(&files, false)?;
+        // merge's advice to pass --partial is merge's: calibrate compares complete sets.
+        let merged = crate::merge::merge(&files, false).map_err(|e| match e {
+            HarnessError::Incomplete(message) => HarnessError::Incomplete(message.replace(
+                " or pass --partial",
+                "; calibrate compares complete sets only (it has no --partial)",
+            )),
+            other => other,
+        })?;
         let rows = report::summarize(&merged.header.meta, &merged.runs);
         Ok((merged.header.meta, rows, merged.runs))
     };
