@@ -95,7 +95,11 @@ pub fn merge(files: &[PathBuf], partial: bool) -> Result<Merged> {
         }
     }
     let Some((_, mut header)) = first else {
-        return Err(HarnessError::bad_input("no result files to merge"));
+        let names: Vec<String> = files.iter().map(|f| format!("`{}`", f.display())).collect();
+        return Err(HarnessError::bad_input(format!(
+            "no result to merge: {} hold(s) no header line (empty, or cut before the end of its first line)",
+            names.join(", ")
+        )));
     };
     let expected: BTreeMap<&str, usize> = header
         .run_ids

@@ -50,6 +50,14 @@ const VALUES: &[&str] = &[
     "\"ns3\"",
     "\"real\"",
     "\"virtual\"",
+    "\"2MBps\"",
+    "\"2000kbps\"",
+    "\"2mbps\"",
+    "\"0.5bps\"",
+    "\"1ns\"",
+    "\"1000ms\"",
+    "\"a\\nb\"",
+    "\"\\u001b[31m\"",
 ];
 
 /// Keys the scenario format knows, under their tables, plus a few it does not, each with a
@@ -98,6 +106,9 @@ const KEYS: &[(&str, &str, &str)] = &[
     ("transport", "window", "1"),
     ("ns3", "nodes", "20"),
     ("ns3", "sources", "1"),
+    ("link.path", "step", "\"100ms\""),
+    ("link.path", "interference_hops", "3"),
+    ("link.path", "schedule", "\"0 up 4294967295\""),
 ];
 
 /// A scenario file of `pairs` (key index, value index), grouped under their tables.
@@ -223,6 +234,8 @@ const FLAGS: &[(&str, &[&str])] = &[
             "ub.alpha=9",
             "karak.x=1",
             "nope",
+            "abra.initial_max_srtt=5",
+            "karak.one_dup_ack_factor=0.9",
         ],
     ),
     ("--seeds", &["1", "0", "-3", "100000"]),
@@ -234,7 +247,12 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("--clock", &["virtual", "real", "wall"]),
     ("--receiver", &["quinn", "noq", "quiche", "other"]),
     ("--stack", &["quinn", "noq", "quiche"]),
-    ("--rate", &["2Mbps", "-2Mbps", "0", "fast"]),
+    (
+        "--rate",
+        &[
+            "2Mbps", "-2Mbps", "0", "fast", "2MBps", "2", "0.5bps", "2mbps",
+        ],
+    ),
     ("--delay", &["20ms", "45", "-1ms"]),
     ("--jitter", &["5ms", "1e9s"]),
     ("--queue-packets", &["50", "0", "-1"]),
@@ -273,6 +291,9 @@ const FLAGS: &[(&str, &[&str])] = &[
     ("--time-threshold", &["1.125", "0.5", "nan"]),
     ("--timeout-reading", &["probe_timeout", "rto"]),
     ("--quinn-full-window", &[]),
+    ("--mix", &["run,cubic", "run", "cubic,nope", "run@5ms,bbr"]),
+    ("--trace-file", &["/dev/zero", "/nonexistent", "/dev/null"]),
+    ("--ack-delay", &["25ms", "0s", "5"]),
 ];
 
 #[test]
@@ -297,4 +318,160 @@ fn generated_command_lines_build_or_are_refused_by_name() {
             (seen, harness::cli::run_grid(&args))
         },
     );
+}
+
+/// Edits made to a real result file: a field of a run line set to another value, a line
+/// dropped or repeated, the file cut short, a byte changed.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// `result.FIELD` of run line `line` set to `value` (JSON).
+    Field {
+        line: usize,
+        field: &'static str,
+        value: &'static str,
+    },
+    Drop(usize),
+    Repeat(usize),
+    Truncate(usize),
+    Byte(usize, u8),
+}
+
+/// The fields a run line is checked on, and values to put there.
+const RUN_FIELDS: &[&str] = &[
+    "goodput_bps",
+    "bytes_delivered",
+    "seed",
+    "controller",
+    "point",
+    "index",
+    "run_id",
+    "window_s",
+];
+const RUN_VALUES: &[&str] = &[
+    "0",
+    "1",
+    "7",
+    "9.99e12",
+    "-1",
+    "1e308",
+    "\"cubic\"",
+    "\"demo\"",
+    "\"elsewhere\"",
+    "\"0000000000000000\"",
+    "null",
+    "[]",
+];
+
+fn edit_strategy() -> impl Strategy<Value = Edit> {
+    prop_oneof![
+        (1..5usize, 0..RUN_FIELDS.len(), 0..RUN_VALUES.len()).prop_map(|(line, f, v)| {
+            Edit::Field {
+                line,
+                field: RUN_FIELDS[f],
+                value: RUN_VALUES[v],
+            }
+        }),
+        (0..5usize).prop_map(Edit::Drop),
+        (0..5usize).prop_map(Edit::Repeat),
+        (0..20_000usize).prop_map(Edit::Truncate),
+        (0..20_000usize, any::<u8>()).prop_map(|(at, b)| Edit::Byte(at, b)),
+    ]
+}
+
+/// A small sweep's result file: 2 controllers x 2 seeds, 4 run lines after the header.
+fn swept_file(dir: &std::path::Path) -> String {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
+        .current_dir(dir)
+        .args([
+            "sweep",
+            "--out",
+            "r",
+            "--duration",
+            "2s",
+            "--seeds",
+            "2",
+            "--controllers",
+            "newreno,karak",
+            "-q",
+        ])
+        .status()
+        .unwrap();
+    assert!(status.success());
+    std::fs::read_to_string(dir.join("r/shard-0-of-1.jsonl")).unwrap()
+}
+
+/// `text` with `edit` applied; whether the edit changed a checked field's value.
+fn edited(text: &str, edit: &Edit) -> (Vec<u8>, bool) {
+    let lines: Vec<&str> = text.lines().collect();
+    let join = |lines: &[String]| lines.iter().map(|l| format!("{l}\n")).collect::<String>();
+    let owned: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    match edit {
+        Edit::Field { line, field, value } => {
+            let mut out = owned.clone();
+            let mut json: serde_json::Value = serde_json::from_str(&out[*line]).unwrap();
+            let new: serde_json::Value = serde_json::from_str(value).unwrap();
+            let changed = json["result"][*field] != new;
+            json["result"][*field] = new;
+            out[*line] = json.to_string();
+            (join(&out).into_bytes(), changed)
+        }
+        Edit::Drop(line) => {
+            let mut out = owned.clone();
+            out.remove(*line);
+            (join(&out).into_bytes(), false)
+        }
+        Edit::Repeat(line) => {
+            let mut out = owned.clone();
+            out.push(owned[*line].clone());
+            (join(&out).into_bytes(), false)
+        }
+        Edit::Truncate(at) => (text.as_bytes()[..(*at).min(text.len())].to_vec(), false),
+        Edit::Byte(at, byte) => {
+            let mut bytes = text.as_bytes().to_vec();
+            let at = at % bytes.len();
+            bytes[at] = *byte;
+            (bytes, false)
+        }
+    }
+}
+
+#[test]
+fn generated_edits_of_a_result_file_are_refused_or_harmless() {
+    let dir = tempfile::tempdir().unwrap();
+    let text = swept_file(dir.path());
+    let path = dir.path().join("r/shard-0-of-1.jsonl");
+    let (refused, accepted) = (std::cell::Cell::new(0u32), std::cell::Cell::new(0u32));
+    let result = runner().run(&edit_strategy(), |edit| {
+        let (bytes, changed) = edited(&text, &edit);
+        std::fs::write(&path, &bytes).unwrap();
+        let outcome = catch_unwind(AssertUnwindSafe(|| {
+            harness::merge::merge(std::slice::from_ref(&path), false)
+        }));
+        let Ok(outcome) = outcome else {
+            return Err(TestCaseError::fail(format!("panicked on {edit:?}")));
+        };
+        match outcome {
+            Ok(_) => {
+                accepted.set(accepted.get() + 1);
+                // A checked field that now says something else is never taken as real.
+                prop_assert!(!changed, "accepted {:?}", edit);
+            }
+            Err(e) => {
+                refused.set(refused.get() + 1);
+                let message = e.to_string();
+                prop_assert!(
+                    e.exit_code() == 1 || message.contains("shard-0-of-1.jsonl"),
+                    "{} {:?}",
+                    message,
+                    edit
+                );
+            }
+        }
+        Ok(())
+    });
+    if let Err(e) = result {
+        panic!("{e}");
+    }
+    println!("refused {}, accepted {}", refused.get(), accepted.get());
+    assert!(refused.get() > 100 && accepted.get() > 5);
 }

@@ -45,7 +45,8 @@ pub struct SweepArgs {
 /// `harness merge`.
 #[derive(Debug, Args)]
 pub struct MergeArgs {
-    /// Result files (.jsonl) or directories holding them.
+    /// Result files (.jsonl, at most 1 GiB each) or directories holding them. Each line is
+    /// checked against its header and its own figures; an edited file is refused.
     #[arg(required = true, value_name = "INPUT")]
     pub(super) inputs: Vec<PathBuf>,
     /// Report what is there even if runs are missing or duplicated (warns instead of failing).
@@ -162,7 +163,7 @@ pub enum ClockArg {
 /// overrides the base (for every grid point; a preset's axis still sets its own key).
 #[derive(Debug, Args)]
 pub struct ScenarioArgs {
-    /// Scenario file (TOML; see harness/README.md for the schema).
+    /// Scenario file (TOML, at most 1 MiB; see harness/README.md for the schema).
     #[arg(long, value_name = "FILE", conflicts_with = "preset")]
     pub(super) scenario: Option<PathBuf>,
     /// Built-in preset (see `harness presets`).
@@ -175,7 +176,8 @@ pub struct ScenarioArgs {
     /// tcp-westwoodplus).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(super) controllers: Option<Vec<String>>,
-    /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable).
+    /// Set a controller knob: NAME.KNOB=VALUE, e.g. karak.one_dup_ack_factor=0.2 (repeatable;
+    /// NAME must be among the run's controllers; a duration knob needs its unit, e.g. 500ms).
     #[arg(long = "set", value_name = "NAME.KNOB=VALUE", value_parser = parse_knob)]
     pub(super) set: Vec<(String, String, Value)>,
     /// Number of seeds: runs seeds 1..=N (default 3; at most 10000).
@@ -184,7 +186,7 @@ pub struct ScenarioArgs {
     /// Explicit seeds, comma-separated, e.g. --seed 7,8,9.
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
     pub(super) seed: Option<Vec<u64>>,
-    /// Each flow sends for this long (link time), e.g. 60s, 1.5min (default 60s).
+    /// Each flow sends for this long (link time), e.g. 60s, 1.5min (default 60s; 1ms to 24h).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, conflicts_with = "bytes", allow_hyphen_values = true)]
     pub(super) duration: Option<Duration>,
     /// Each flow sends this many bytes instead (k, M, G suffixes: 10M = 10,000,000).
@@ -227,7 +229,8 @@ pub struct ScenarioArgs {
     /// quinn`); quiche needs the `quiche` feature, --clock real and one flow.
     #[arg(long, value_enum)]
     pub(super) receiver: Option<ReceiverArg>,
-    /// Link rate, both directions, e.g. 2Mbps, 500kbps (bits per second).
+    /// Link rate, both directions, with its unit: bits per second as 2Mbps, 500kbps, 9600bps,
+    /// or bytes per second with a capital B as 250kBps (a bare number is refused).
     #[arg(long, value_name = "RATE", value_parser = parse_rate, allow_hyphen_values = true)]
     pub(super) rate: Option<String>,
     /// One-way propagation delay per hop, both directions, e.g. 45ms.
@@ -287,7 +290,7 @@ pub struct ScenarioArgs {
     /// Mobility: radio range in metres.
     #[arg(long, value_name = "METRES", allow_hyphen_values = true)]
     pub(super) radio_range: Option<f64>,
-    /// On/off: mean up period.
+    /// On/off: mean up period (at least 1ms).
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) mean_up: Option<Duration>,
     /// On/off: mean outage before repair.
@@ -296,11 +299,14 @@ pub struct ScenarioArgs {
     /// On/off: route-repair delay added to every outage.
     #[arg(long, value_name = "DURATION", value_parser = parse_duration, allow_hyphen_values = true)]
     pub(super) repair_delay: Option<Duration>,
-    /// Replay an up/down trace file (`<time> <up|down> [hops]` per line) as the path model.
+    /// Replay an up/down trace file (`<time> <up|down> [hops]` per line, hops 1 to 255, at
+    /// most 64 MiB) as the path model.
     #[arg(long, value_name = "FILE", conflicts_with = "path")]
     pub(super) trace_file: Option<PathBuf>,
     /// Set any netsim link field: KEY=VALUE under [link], e.g. a_to_b.delay=10ms or
     /// path.route_discovery_delay=200ms (VALUE is TOML; bare words are strings). Repeatable.
+    /// Bounds that keep a run's work bounded: path.step and path.mean_up at least 1ms, a
+    /// trace's hops at most 255, path.nodes at most the mobility model's maximum.
     #[arg(long = "link", value_name = "KEY=VALUE", value_parser = parse_key_value)]
     pub(super) link: Vec<(String, Value)>,
     /// What carries the datagrams: netsim's link and path models (default) or ns-3's 802.11
