@@ -96,7 +96,7 @@ fn invalid_values_name_the_field_and_the_allowed_range() {
                 rate: Rate::from_bps(0),
                 ..DirectionConfig::default()
             }),
-            "a_to_b.rate = 0bps is out of range: it must be > 0",
+            "a_to_b.rate = 0bps is out of range: it must be in (0, 100Gbps]",
         ),
         (
             with(DirectionConfig {

@@ -551,7 +551,7 @@ fn bad_input_names_the_flag_or_field_and_what_is_allowed() {
     let rate = TempFile::new("rate.toml", b"[a_to_b]\nrate = \"0bps\"\n");
     refused(
         &with(&["--config", rate.path()]),
-        &[rate.path(), "a_to_b.rate", "> 0"],
+        &[rate.path(), "a_to_b.rate", "(0, 100Gbps]"],
     );
     let nodes = TempFile::new("nodes.toml", b"[path]\nmodel = \"mobility\"\nnodes = 1\n");
     refused(

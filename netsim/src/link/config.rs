@@ -10,6 +10,10 @@ use crate::loss::ErrorModelConfig;
 use crate::path::PathModelConfig;
 use crate::units::{Rate, format_duration, serde_duration};
 
+/// The fastest link: 100 Gb/s. A run's work grows with the datagrams the link carries (rate
+/// x duration), so this, with the 24 h longest transfer, bounds it.
+pub const MAX_RATE: Rate = Rate::from_bps(100_000_000_000);
+
 /// Longest accepted delay, jitter or reordering delay. Far beyond any real path; the bound keeps
 /// delivery times (and the path window the link must generate) finite and small.
 const MAX_DELAY: Duration = Duration::from_secs(3600);
@@ -99,8 +103,12 @@ impl DirectionConfig {
     /// Checks every field; `field` is this direction's name, e.g. `a_to_b`.
     pub fn validate(&self, field: &str) -> Result<(), ConfigError> {
         let f = |name: &str| format!("{field}.{name}");
-        if self.rate.bps() == 0 {
-            return Err(ConfigError::out_of_range(f("rate"), self.rate, "> 0"));
+        if self.rate.bps() == 0 || self.rate > MAX_RATE {
+            return Err(ConfigError::out_of_range(
+                f("rate"),
+                self.rate,
+                format!("in (0, {MAX_RATE}]"),
+            ));
         }
         for (name, value) in [("delay", self.delay), ("jitter", self.jitter)]
             .into_iter()
