@@ -32,6 +32,8 @@ for stack in quinn noq; do
   sweep "$stack/ns3-chain" --preset ns3-chain --stack "$stack" --controllers "$b" --seeds 5
   sweep "$stack/ns3-manet" --preset ns3-manet --stack "$stack" --controllers "$b" --seeds 5
 done
+# Four of its own flows on a clean shared bottleneck (target: Jain >= 0.95), beside Cubic's four.
+sweep "quinn/coexist-own4" --preset coexist --mix run,run,run,run --controllers manet,cubic
 # The best fixed window on ns-3's chains (2-4 datagrams: chain_windows' optimum is 1-3).
 for packets in 2 3 4; do
   sweep "quinn/ns3-chain-fixed-$packets" --preset ns3-chain --controllers fixed \

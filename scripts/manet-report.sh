@@ -33,6 +33,16 @@ HEAD
 python3 scripts/manet_scorecard.py "${presets[@]/#/$out/quinn/}" "${fixed[@]}"
 printf '\n## noq\n\n'
 python3 scripts/manet_scorecard.py "${presets[@]/#/$out/noq/}" "${fixed[@]}"
+cat <<'JAIN'
+
+## Four of its own flows (quinn)
+
+`coexist`'s clean bottlenecks (10 and 50 Mb/s, 20 and 80 ms, a queue of one BDP) with four
+flows of one controller (`--mix run,run,run,run`): Jain's index over the four flows' goodputs,
+mean over seeds (the smallest in brackets), `manet` beside Cubic's four.
+
+JAIN
+python3 scripts/manet_jain.py "$out/quinn/coexist-own4"
 cat <<'ABL'
 
 ## Ablation (quinn)
