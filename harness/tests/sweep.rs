@@ -670,3 +670,46 @@ fn resuming_refuses_a_file_with_a_duplicated_or_foreign_run() {
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(std::fs::read_to_string(&path).unwrap(), text);
 }
+
+#[test]
+fn calibrate_counts_only_points_that_test_the_ranking_and_lists_unmatched_controllers() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("grid.toml"), quick_grid()).unwrap();
+    let sweep = |out: &str, controllers: &str| {
+        let args = [
+            "sweep",
+            "--scenario",
+            "grid.toml",
+            "--out",
+            out,
+            "--controllers",
+            controllers,
+            "-q",
+        ];
+        let output = run_in(dir.path(), &args);
+        assert!(output.status.success(), "{}", stderr(&output));
+    };
+    // One controller in common: no pair to rank anywhere.
+    sweep("reference", "newreno,karak");
+    sweep("fast", "newreno,petra");
+    let output = run_in(
+        dir.path(),
+        &["calibrate", "--reference", "reference", "--fast", "fast"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let text = String::from_utf8(output.stdout).unwrap();
+    assert!(
+        text.contains(
+            "the same at 0 of the 0 point(s) that resolve a pair (4 point(s) resolve none"
+        ),
+        "{text}"
+    );
+    assert!(
+        text.contains("unmatched controller karak (reference only)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("unmatched controller petra (fast model only)"),
+        "{text}"
+    );
+}
