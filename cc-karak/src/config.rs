@@ -43,27 +43,28 @@ cc_core::port_config! {
 /// `one_dup_ack_factor <= two_dup_ack_factor <= fast_retransmit_factor`. Set the factors from
 /// the deepest cut up (or all at once, as a scenario file does).
 fn check_grading(c: &KarakConfig) -> Result<(), cc_core::ConfigError> {
-    if c.two_dup_ack_factor() > c.fast_retransmit_factor() {
-        return Err(cc_core::ConfigError::new(
+    let pairs = [
+        (
             "two_dup_ack_factor",
-            format!(
-                "{} (with fast_retransmit_factor = {})",
-                c.two_dup_ack_factor(),
-                c.fast_retransmit_factor()
-            ),
-            "<= fast_retransmit_factor (Karak's grading: fewer duplicate ACKs, a deeper cut)",
-        ));
-    }
-    if c.one_dup_ack_factor() > c.two_dup_ack_factor() {
-        return Err(cc_core::ConfigError::new(
+            c.two_dup_ack_factor(),
+            "fast_retransmit_factor",
+            c.fast_retransmit_factor(),
+        ),
+        (
             "one_dup_ack_factor",
-            format!(
-                "{} (with two_dup_ack_factor = {})",
-                c.one_dup_ack_factor(),
-                c.two_dup_ack_factor()
-            ),
-            "<= two_dup_ack_factor (Karak's grading: fewer duplicate ACKs, a deeper cut)",
-        ));
+            c.one_dup_ack_factor(),
+            "two_dup_ack_factor",
+            c.two_dup_ack_factor(),
+        ),
+    ];
+    for (field, value, bound, limit) in pairs {
+        if value > limit {
+            return Err(cc_core::ConfigError::new(
+                field,
+                format!("{value} (with {bound} = {limit})"),
+                format!("<= {bound} (Karak's grading: fewer duplicate ACKs, a deeper cut)"),
+            ));
+        }
     }
     Ok(())
 }

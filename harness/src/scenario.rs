@@ -353,6 +353,15 @@ pub struct Grid {
     pub seeds: Vec<u64>,
 }
 
+impl Grid {
+    /// Whether a point of the grid runs its controllers on `stack` (the default is quinn).
+    pub fn runs_on(&self, stack: Stack) -> bool {
+        self.points
+            .iter()
+            .any(|p| p.stack.unwrap_or_default() == stack)
+    }
+}
+
 /// A scenario text and where it came from (a file path, or `preset NAME`).
 #[derive(Clone, Debug)]
 pub struct Source {

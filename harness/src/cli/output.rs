@@ -153,12 +153,7 @@ impl OutputArgs {
                 "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
             ));
         }
-        if self.qlog.is_some()
-            && grid
-                .points
-                .iter()
-                .any(|p| p.stack == Some(crate::stack::Stack::Noq))
-        {
+        if self.qlog.is_some() && grid.runs_on(crate::stack::Stack::Noq) {
             return Err(HarnessError::bad_input(
                 "--qlog writes quinn's qlog; runs on noq (stack = \"noq\", --stack noq) have none in this harness",
             ));

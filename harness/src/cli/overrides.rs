@@ -541,12 +541,7 @@ impl ScenarioArgs {
                 )));
             }
         }
-        if self.quinn_full_window
-            && grid
-                .points
-                .iter()
-                .any(|p| p.stack == Some(crate::stack::Stack::Noq))
-        {
+        if self.quinn_full_window && grid.runs_on(crate::stack::Stack::Noq) {
             return Err(HarnessError::bad_input(
                 "--quinn-full-window compensates quinn 0.11's send check; noq has none, so it does not apply to runs on noq (--stack noq)",
             ));
