@@ -103,7 +103,7 @@
 //!   initial, unbounded one, and the paper's quarter of it is unbounded too: slow start would
 //!   run without a limit from half the saved window. The restore uses the saved window in its
 //!   place (ssthresh = saved cwnd / 4, below the restored cwnd / 2: congestion avoidance).
-//!   Before this fix the rule was applied literally; the README's ABRA tables give the effect.
+//!   Before this fix the rule was applied literally; docs/results/abra.md give the effect.
 //! - **The backoff is computed, not applied** (above). Before any RTT measurement it is
 //!   reported as 2. A zero-width range (`max_srtt <= min_srtt`, possible only through the pure
 //!   [`backoff_factor`]) gives the formula's limit: 1 if `last_srtt <= min_srtt`, else 2.
@@ -130,7 +130,7 @@
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
-//! default (`signal.timeout_reading` selects another). Measured on netsim (README, "Loss
+//! default (`signal.timeout_reading` selects another). Measured on netsim (docs/loss-signals.md, "Loss
 //! signals"), (C) gives ABRA its best goodput on the demo and on PETRA's grid; (A), which reads
 //! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]

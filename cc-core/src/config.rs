@@ -195,7 +195,7 @@ impl SignalConfig {
     /// `>` and carries N. With this set, the port's window as quinn reads it is one byte more,
     /// which makes quinn's check noq's: every window the papers state in segments carries that
     /// many segments. quinn's own controllers cannot be given the same, so a comparison with
-    /// them under this setting favours the port slightly; the README's A/B measures it. No
+    /// them under this setting favours the port slightly; docs/results/on-noq.md's A/B measures it. No
     /// effect on noq.
     pub fn quinn_full_window(&self) -> bool {
         self.quinn_full_window

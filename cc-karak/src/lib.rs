@@ -51,9 +51,9 @@
 //!   window, which in TCP leads to fast recovery), as "RTO after `d` duplicate ACKs": on QUIC
 //!   those events are frequent and light, quinn's NewReno halves on them, and Karak's 1/8 and
 //!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise. (A) was
-//!   this crate's default until the measurement in the README ("Loss signals"): on netsim 0.88x
+//!   this crate's default until the measurement in docs/loss-signals.md: on netsim 0.88x
 //!   NewReno on the demo under (A), 0.96x under (B), 0.98x under (C); geometric mean over
-//!   PETRA's grid 0.895x, 0.964x, 0.964x; the ns-3 figures are in the README.
+//!   PETRA's grid 0.895x, 0.964x, 0.964x; the ns-3 figures are in docs/results/karak.md.
 //! - **ssthresh after a timeout** is half the window before it (RFC 5681 eq. 4); Table 1 leaves
 //!   it implicit.
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period

@@ -144,7 +144,7 @@ fn classifier_agrees_with_quinns_loss_detection() {
         total.add(&a);
     }
     report.push(format!("all workloads: {total}"));
-    // Visible with `cargo test -- --nocapture`; the README quotes these figures.
+    // Visible with `cargo test -- --nocapture`; docs/loss-signals.md quotes these figures.
     println!("{}", report.join("\n"));
 
     assert!(total.events >= 100, "too few events to judge: {total}");

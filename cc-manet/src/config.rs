@@ -12,7 +12,7 @@ const BACKLOG: Range = Range::Real {
 
 cc_core::port_config! {
     /// Configuration of [`Manet`]. Each mechanism is a switch, so that it can be measured alone
-    /// (the README's ablation table); the numbers are their sources' own values, not fitted to
+    /// (the ablation table in docs/results/manet.md); the numbers are their sources' own values, not fitted to
     /// any scenario: Vegas' bands of 2 and 4 packets and slow-start exit at 1 (Linux
     /// `tcp_vegas.c`), CUBIC's constants (RFC 9438), Copa's five round trips (Arun and
     /// Balakrishnan, NSDI 2018, section 2.2).

@@ -10,7 +10,7 @@
 //!
 //! # Why a composite
 //!
-//! The five ports of this workspace each win somewhere and lose badly elsewhere (the README's
+//! The five ports of this workspace each win somewhere and lose badly elsewhere (docs/results'
 //! results): a window bounded by the queue it builds wins on multi-hop 802.11 chains (TCP-UB's
 //! Vegas bands and SACK-FeW's slow growth: 1.5-1.7x NewReno at 4 and 8 hops on ns-3, where ns-3's
 //! own TCP Vegas also beats TCP NewReno), a Westwood bandwidth estimate on loss keeps the window
@@ -37,8 +37,8 @@
 //! Not in it, and why: TCP-AP's rate-based pacing (ElRakabawy, Klemm and Lindemann, MobiHoc
 //! 2005) needs the 4-hop propagation delay, which a QUIC sender cannot observe, and quinn 0.11
 //! ignores a controller's pacing rate; ABRA's restore rarely fires on QUIC and Karak's graded
-//! cut behaves as NewReno's (README), so neither is a mechanism here. quinn's send check
-//! carries one datagram less than the window (README, "The same on noq"); this controller does
+//! cut behaves as NewReno's (docs/results), so neither is a mechanism here. quinn's send check
+//! carries one datagram less than the window (docs/results/on-noq.md); this controller does
 //! not compensate it, so quinn and noq run the same algorithm.
 //!
 //! [`FixedWindow`] ([`FixedWindowConfig`], registry name `fixed`) keeps a constant window: a

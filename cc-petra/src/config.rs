@@ -41,7 +41,7 @@ cc_core::port_config! {
             /// `LastRTT >= ERTT`). With false, every such loss with `BytesInFlight() >
             /// ssthresh` cuts to ssthresh, as TCP Westwood does: the knob for a shared wired
             /// bottleneck, where the test reads most drop-tail losses as random and PETRA takes
-            /// up to 4x a competing Cubic's goodput (README, "Do no harm").
+            /// up to 4x a competing Cubic's goodput (docs/results/coexist.md).
             recovery_rtt_test: bool = true, Range::Any;
             /// Whether a loss inside the current recovery period also resets the bandwidth
             /// estimate (section 4.1.1 resets it "whenever a loss event occurs"). Default false:
@@ -51,8 +51,8 @@ cc_core::port_config! {
             reset_ebw_in_recovery: bool = false, Range::Any;
             /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
             /// outside slow start (0: none, the stack paces from the window). Not in the paper;
-            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). README, "The
-            /// same on noq", measures 1.25.
+            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). docs/results/on-noq.md
+            /// measures 1.25.
             pacing_gain: f64 = 0.0, Range::PACING_GAIN;
         }
     }

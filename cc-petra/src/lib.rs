@@ -150,13 +150,13 @@
 //! - **Sharing a wired bottleneck** (not in the paper's evaluation): section 4.2.3's RTT test
 //!   reads most drop-tail losses beside another flow as random and keeps the window, so PETRA
 //!   takes up to 4.11x a competing Cubic flow's goodput and loses up to 4.05x NewReno's
-//!   packets (README, "Do no harm"). [`PetraConfig::recovery_rtt_test`] = false cuts at every
+//!   packets (docs/results/coexist.md). [`PetraConfig::recovery_rtt_test`] = false cuts at every
 //!   such loss, as TCP Westwood does: 0.52-1.50x Cubic, at 0.991x PETRA's own goodput over its
 //!   grid. The default stays the paper's.
 //! - **A pacing rate** (not in the paper): [`PetraConfig::pacing_gain`] reports that multiple of
 //!   SEBW outside slow start (default 0: none, the stack paces from the window). Only noq's
 //!   pacer reads it: at 1.25, 1.04x goodput on noq's demo and up to 1.08x at 1 ms, with shorter
-//!   queues (README, "The same on noq").
+//!   queues (docs/results/on-noq.md).
 //!
 //! [`PetraConfig::install`] sets the port and the transport's loss thresholds together (the
 //! classifier's must equal the transport's). To read a running connection's controller, pass
@@ -164,7 +164,7 @@
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
-//! default (`signal.timeout_reading` selects another). Measured on netsim (README, "Loss
+//! default (`signal.timeout_reading` selects another). Measured on netsim (docs/loss-signals.md, "Loss
 //! signals"), (C) gives PETRA its best goodput on the demo and on PETRA's grid; (A), which reads
 //! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]

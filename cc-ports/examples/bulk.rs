@@ -12,7 +12,7 @@
 //! (default `bulk-cert.der`), which the client trusts. The client sends `--bytes` on one stream
 //! and prints the goodput and the port's loss signals. Client and server may run different
 //! stacks (`--stack` on each): quinn and noq speak the same QUIC. Put `netsim-relay` between
-//! them to watch a port on an emulated MANET path in real time (README, "The emulator").
+//! them to watch a port on an emulated MANET path in real time (netsim/README.md).
 
 use std::net::SocketAddr;
 use std::path::PathBuf;

@@ -214,7 +214,7 @@ fn every_loss_signal_on_noq_is_exact() {
     );
     report.push(format!("all workloads: {total}"));
     let report = report.join("\n");
-    // Visible with `cargo test -- --nocapture`; the README quotes these figures.
+    // Visible with `cargo test -- --nocapture`; docs/loss-signals.md quotes these figures.
     println!("{report}");
 
     assert!(total.events >= 100, "too few events to judge:\n{report}");

@@ -1,7 +1,7 @@
 //! Where a port should not lose to NewReno, it does not: TCP-UB on a static, clean, short-RTT
 //! link (the fidelity review's check, which the "window of N datagrams carries N-1" defect would
 //! fail). The comparison holds on noq, and on quinn with `SignalConfig::quinn_full_window`;
-//! quinn's default send check is measured and printed, not required (README, "The same on
+//! quinn's default send check is measured and printed, not required (docs/results/on-noq.md, "The same on
 //! noq": quinn's own controllers carry N-1 too, so it stays the default).
 
 use netsim::{DirectionConfig, LinkConfig, QueueLimit, Rate};

@@ -111,7 +111,7 @@
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
-//! default (`signal.timeout_reading` selects another). Measured on netsim (README, "Loss
+//! default (`signal.timeout_reading` selects another). Measured on netsim (docs/loss-signals.md, "Loss
 //! signals"), (C) gives SACK-FeW its best goodput on the demo and on PETRA's grid; (A), which reads
 //! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]

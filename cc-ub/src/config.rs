@@ -71,8 +71,8 @@ cc_core::port_config! {
             decide_in_recovery: bool = false, Range::Any;
             /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
             /// outside slow start (0: none, the stack paces from the window). Not in the paper;
-            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). README, "The
-            /// same on noq", measures 1.25.
+            /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). docs/results/on-noq.md
+            /// measures 1.25.
             pacing_gain: f64 = 0.0, Range::PACING_GAIN;
         }
     }

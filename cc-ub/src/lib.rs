@@ -119,12 +119,12 @@
 //!   until the route shortens again, Vegas' known failure after a reroute. The first sample
 //!   after the timeout starts the new minimum, as Linux's Westwood+ does after a loss timeout.
 //!   Other route changes are not visible to a controller and still leave the old minimum. The
-//!   README's TCP-UB figures were measured with this rule; its effect is in issue 20's note.
+//!   docs/results/tcp-ub.md's figures were measured with this rule; its effect is in issue 20's note.
 //! - **Whole datagrams on quinn carry one less.** Every cut is an exact multiple of the
 //!   datagram size, and quinn 0.11 stops sending at `in_flight + datagram >= window`, so a
 //!   window of N datagrams carries N - 1 (noq carries N). That is quinn's rule for its own
 //!   controllers too, so it stays by default; `SignalConfig::set_quinn_full_window` shows quinn
-//!   one byte more. Measured (README, "The same on noq"): 1.34x goodput on the demo, 1.39x at
+//!   one byte more. Measured (docs/results/on-noq.md): 1.34x goodput on the demo, 1.39x at
 //!   10 ms, which makes TCP-UB 0.91x and 0.98x quinn's NewReno there instead of 0.69x and 0.71x.
 //! - **Pacing** (not in the paper): [`UbConfig::pacing_gain`] reports a rate of that multiple
 //!   of the estimate outside slow start (default 0: none); only noq's pacer reads it (0.975x
@@ -137,7 +137,7 @@
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
-//! default (`signal.timeout_reading` selects another). Measured (README, "Loss signals"): with
+//! default (`signal.timeout_reading` selects another). Measured (docs/loss-signals.md): with
 //! the base-RTT restart below, (B), a loss after a probe timeout, does better on netsim's MANET
 //! demo (0.79x NewReno against 0.69x under (C)), because each timeout restarts the base RTT
 //! and (B) has many more, and the same on PETRA's grid and on ns-3's 8-hop chain (1.64x against

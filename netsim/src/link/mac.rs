@@ -4,7 +4,7 @@
 //!
 //! Without it a netsim hop serializes `payload + overhead` bytes at `rate` and nothing else: an
 //! ideal full-duplex wire. Over the same movement, ns-3's 802.11b MANET runs whose datagrams
-//! crossed one hop delivered a median 0.52x and at most 0.78x of netsim's goodput (README,
+//! crossed one hop delivered a median 0.52x and at most 0.78x of netsim's goodput (docs/results/calibration.md,
 //! "netsim against ns-3 over the same movement"), the order of what 802.11's per-frame cost
 //! and its shared channel take. With the layer on, each datagram's transmission over each hop is a DCF frame
 //! exchange (IEEE 802.11-2016 section 10.3, DSSS PHY timing of section 16):
