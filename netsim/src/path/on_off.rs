@@ -20,7 +20,7 @@ use crate::units::serde_duration;
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct OnOffConfig {
-    /// Mean up period (default 10 s). At least [`MIN_MEAN_UP`] (1 ms).
+    /// Mean up period (default 10 s). At least 1 ms.
     #[serde(with = "serde_duration")]
     pub mean_up: Duration,
     /// Mean outage before repair starts (default 1 s). May be 0 (outages are then exactly
