@@ -79,14 +79,14 @@ stop in time.";
 #[derive(Debug, Parser)]
 #[command(name = "netsim-relay", version, after_help = LIMITS)]
 struct Args {
-    /// The server's address, IP:PORT (e.g. 127.0.0.1:4433 or [::1]:4433; port 1-65535).
+    /// The server's address, IP:PORT (e.g. 127.0.0.1:4433 or `[::1]:4433`; port 1-65535).
     #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
     upstream: SocketAddr,
     /// Address the client sends to, IP:PORT (either address family; port 0 picks a free port).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:0", value_parser = parse_addr)]
     listen: SocketAddr,
     /// Local address of the socket facing the server, IP:PORT, of --upstream's address family
-    /// [default: 127.0.0.1:0 or [::1]:0, as --upstream].
+    /// [default: 127.0.0.1:0 or `[::1]:0`, as --upstream].
     #[arg(long, value_name = "ADDR", value_parser = parse_addr)]
     upstream_bind: Option<SocketAddr>,
     /// Link configuration: a netsim LinkConfig in TOML, at most 1 MiB; the defaults apply when
