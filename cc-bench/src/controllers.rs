@@ -83,13 +83,13 @@ pub struct LedgerFigures {
 }
 
 /// The figures of a port controller's ledger.
-pub(crate) fn ledger_of<A: CongestionAlgorithm>(port: &PortController<A>) -> LedgerFigures {
-    let ledger = port.classifier().ledger();
-    LedgerFigures {
+pub(crate) fn ledger_of<A: CongestionAlgorithm>(port: &PortController<A>) -> Option<LedgerFigures> {
+    let ledger = port.classifier().ledger()?;
+    Some(LedgerFigures {
         heap_bytes: ledger.heap_bytes(),
         packets_held: ledger.packets_held(),
         batches_held: ledger.batches_held(),
-    }
+    })
 }
 
 /// quinn's NewReno, Cubic and BBR, then the five ports, all at default settings.

@@ -24,7 +24,7 @@
 //! packet number with each event, so `d` is read off, every event is determined, and the ledger
 //! is not kept.
 
-use crate::ledger::Ledger;
+use crate::ledger::{Ledger, SendStamp};
 use crate::{LossSignal, SignalConfig, TimeoutReading};
 use std::time::Duration;
 use std::time::Instant;
@@ -119,6 +119,24 @@ struct ConservativeRtt {
     hi: Duration,
 }
 
+/// What quinn's conservative RTT after an ACK frame is made of (see
+/// [`LossClassifier::conservative_rtt`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum RttInputs {
+    /// The bounds themselves.
+    Bounds(ConservativeRtt),
+    /// quinn took a sample at the last ACK frame (`LossClassifier::last_ack_frame`): then
+    /// minus the send time of the largest acknowledged packet.
+    Sampled {
+        /// quinn's first sample, which sets its smoothed RTT.
+        first: bool,
+        /// quinn's smoothed RTT before the frame.
+        smoothed: Duration,
+        /// The largest acknowledged packet's send time, if the ledger holds it.
+        largest_sent: Option<SendStamp>,
+    },
+}
+
 /// The result of classifying one event.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Classification {
@@ -165,9 +183,8 @@ pub struct Classification {
 pub struct LossClassifier {
     config: SignalConfig,
     reading: TimeoutReading,
-    /// The stack passes lost packet numbers: no ledger, no inference of `d`.
-    exact: bool,
-    ledger: Ledger,
+    /// How the lost packet's distance is found: inferred (quinn) or read off (noq).
+    evidence: Evidence,
     /// Largest acknowledged packet number (quinn's `largest_acked_packet`).
     largest_acked: Option<u64>,
     /// The largest acknowledged packet number the last ACK frame reported: the one of that
@@ -175,25 +192,12 @@ pub struct LossClassifier {
     frame_largest: Option<u64>,
     /// quinn's conservative RTT before the ACK frame being processed, from `on_ack`.
     frame_rtt: Option<(Duration, Duration)>,
-    /// Whether quinn has taken an RTT sample yet (its smoothed RTT starts at the first one).
-    have_sample: bool,
-    /// Bounds on quinn's conservative RTT as of the last processed frame.
-    rtt: Option<ConservativeRtt>,
     /// quinn's smoothed RTT as last shown in `on_ack`.
     smoothed: Option<Duration>,
     /// Whether any `on_ack` arrived in the frame being processed.
     frame_acked: bool,
-    /// The smallest packet number the stack reported lost (noq's `on_packet_lost`) in the
-    /// detection pass at this time.
-    pass_first_lost: Option<(Instant, u64)>,
     /// The latest send time of a packet the frame being processed acknowledged.
     frame_newest_sent: Option<Instant>,
-    /// The largest acknowledged packet number before the last ACK frame (exact mode): what
-    /// the stack's packet threshold had seen before that frame's detection pass.
-    largest_before_frame: Option<u64>,
-    /// The smallest RTT any ACK frame measured (its newest packet's): a lower bound of every
-    /// RTT the stack's time threshold multiplies (exact mode).
-    min_frame_rtt: Option<Duration>,
     /// When the previous transmit pass went out.
     last_send: Option<Instant>,
     /// When the last ACK frame came.
@@ -213,6 +217,40 @@ pub struct LossClassifier {
     stats: SignalStats,
 }
 
+/// What a classifier keeps to find a lost packet's distance below the largest acknowledged one:
+/// one stack's evidence or the other's, never both (a connection's state stays small).
+#[derive(Debug, Clone, PartialEq)]
+enum Evidence {
+    /// quinn: the ledger replays its bookkeeping, and its loss delay is rebuilt from its RTT.
+    Inferred(Inference),
+    /// noq: the stack names lost packets.
+    Exact(ExactEvidence),
+}
+
+/// quinn's evidence (see [`LossClassifier`]).
+#[derive(Debug, Clone, PartialEq)]
+struct Inference {
+    ledger: Ledger,
+    /// Whether quinn has taken an RTT sample yet (its smoothed RTT starts at the first one).
+    have_sample: bool,
+    /// What quinn's conservative RTT is as of the last processed frame.
+    rtt: Option<RttInputs>,
+}
+
+/// noq's evidence, for the thresholds check and mixed passes.
+#[derive(Debug, Clone, Default, PartialEq)]
+struct ExactEvidence {
+    /// The smallest packet number the stack reported lost (noq's `on_packet_lost`) in the
+    /// detection pass at this time.
+    pass_first_lost: Option<(Instant, u64)>,
+    /// The largest acknowledged packet number before the last ACK frame: what the stack's
+    /// packet threshold had seen before that frame's detection pass.
+    largest_before_frame: Option<u64>,
+    /// The smallest RTT any ACK frame measured (its newest packet's): a lower bound of every
+    /// RTT the stack's time threshold multiplies.
+    min_frame_rtt: Option<Duration>,
+}
+
 /// QUIC's smallest datagram carrying an ack-eliciting Initial packet (RFC 9000 section 14.1),
 /// and quinn's probe size: a transmit pass at least this large is taken as ack-eliciting.
 const FULL_DATAGRAM: u64 = 1200;
@@ -228,21 +266,19 @@ impl LossClassifier {
     /// (a port passes its own [`crate::CongestionAlgorithm::TIMEOUT_READING`]).
     pub fn with_default_reading(config: SignalConfig, default: TimeoutReading) -> Self {
         Self {
-            ledger: Ledger::new(config.ledger_packets(), config.ledger_batches()),
+            evidence: Evidence::Inferred(Inference {
+                ledger: Ledger::new(config.ledger_packets(), config.ledger_batches()),
+                have_sample: false,
+                rtt: None,
+            }),
             reading: config.timeout_reading().unwrap_or(default),
-            exact: false,
             config,
             largest_acked: None,
             frame_largest: None,
             frame_rtt: None,
-            have_sample: false,
-            rtt: None,
             smoothed: None,
             frame_acked: false,
-            pass_first_lost: None,
             frame_newest_sent: None,
-            largest_before_frame: None,
-            min_frame_rtt: None,
             last_send: None,
             last_ack_frame: None,
             last_event: None,
@@ -258,15 +294,14 @@ impl LossClassifier {
     /// event (noq): classify with [`Self::on_exact_congestion_event`]. It keeps no ledger.
     pub fn exact(config: SignalConfig, default: TimeoutReading) -> Self {
         Self {
-            exact: true,
-            ledger: Ledger::new(0, 0),
+            evidence: Evidence::Exact(ExactEvidence::default()),
             ..Self::with_default_reading(config, default)
         }
     }
 
     /// Whether the stack passes lost packet numbers ([`Self::exact`]).
     pub fn is_exact(&self) -> bool {
-        self.exact
+        matches!(self.evidence, Evidence::Exact(_))
     }
 
     /// The settings in use.
@@ -282,7 +317,7 @@ impl LossClassifier {
     /// What has been classified so far.
     pub fn stats(&self) -> SignalStats {
         SignalStats {
-            ledger_evictions: self.ledger.evicted_unresolved(),
+            ledger_evictions: self.ledger().map_or(0, Ledger::evicted_unresolved),
             ..self.stats.clone()
         }
     }
@@ -298,9 +333,13 @@ impl LossClassifier {
         self.probe_timeout
     }
 
-    /// The ledger (for inspection and memory accounting).
-    pub fn ledger(&self) -> &Ledger {
-        &self.ledger
+    /// The ledger (for inspection and memory accounting); `None` for a stack that names lost
+    /// packets ([`Self::exact`]), which needs none.
+    pub fn ledger(&self) -> Option<&Ledger> {
+        match &self.evidence {
+            Evidence::Inferred(i) => Some(&i.ledger),
+            Evidence::Exact(_) => None,
+        }
     }
 
     /// quinn's `on_sent`: a transmit pass of `bytes` at `now` whose last packet number is
@@ -320,8 +359,8 @@ impl LossClassifier {
         }
         self.last_send = Some(now);
         self.full_sent_since_ack |= bytes >= FULL_DATAGRAM;
-        if !self.exact {
-            self.ledger.on_sent(now, last_pn);
+        if let Evidence::Inferred(i) = &mut self.evidence {
+            i.ledger.on_sent(now, last_pn);
         }
     }
 
@@ -359,8 +398,8 @@ impl LossClassifier {
         if !self.frame_acked {
             self.end_answered_episode();
         }
-        if !self.exact {
-            self.ledger.record_ack(sent);
+        if let Evidence::Inferred(i) = &mut self.evidence {
+            i.ledger.record_ack(sent);
         }
         self.frame_acked = true;
         self.frame_newest_sent = Some(self.frame_newest_sent.map_or(sent, |t| t.max(sent)));
@@ -376,6 +415,11 @@ impl LossClassifier {
             self.frame_rtt = None;
             return;
         };
+        if self.frame_rtt.is_none() {
+            // A frame without `on_ack` leaves the RTT as it was, but moves `last_ack_frame`,
+            // which a sample is read against: settle the sample's bounds first.
+            self.settle_rtt_sample();
+        }
         self.last_ack_frame = Some(now);
         self.in_flight_at_ack = in_flight;
         self.full_sent_since_ack = false;
@@ -383,45 +427,74 @@ impl LossClassifier {
             self.probe_answered |= sent >= pto;
         }
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
-        if self.exact {
-            self.largest_before_frame = self.largest_acked;
-            if let Some(sent) = newest_sent {
-                let rtt = now.saturating_duration_since(sent);
-                self.min_frame_rtt = Some(self.min_frame_rtt.map_or(rtt, |m| m.min(rtt)));
-            }
-        }
+        let largest_before = self.largest_acked;
         self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
         self.frame_largest = Some(largest);
-        if self.exact {
-            // The loss delay and the ledger serve only to infer `d`.
-            self.frame_rtt = None;
-            self.frame_acked = false;
-            return;
-        }
-        self.ledger.assign_acks(largest, new_largest);
+        let frame_rtt = self.frame_rtt.take();
+        let frame_acked = std::mem::take(&mut self.frame_acked);
+        let i = match &mut self.evidence {
+            Evidence::Exact(e) => {
+                // The loss delay and the ledger serve only to infer `d`.
+                e.largest_before_frame = largest_before;
+                if let Some(sent) = newest_sent {
+                    let rtt = now.saturating_duration_since(sent);
+                    e.min_frame_rtt = Some(e.min_frame_rtt.map_or(rtt, |m| m.min(rtt)));
+                }
+                return;
+            }
+            Evidence::Inferred(i) => i,
+        };
+        i.ledger.assign_acks(largest, new_largest);
 
-        // The estimates before this frame, exactly, when quinn showed them in `on_ack`.
-        if let Some((smoothed, conservative)) = self.frame_rtt.take() {
-            let before = ConservativeRtt {
-                lo: conservative,
-                hi: conservative,
-            };
-            self.rtt = Some(before);
-            // quinn updates its estimator after on_end_acks, when the largest acknowledged
-            // packet is new and the frame acknowledged an ack-eliciting packet (RFC 9002 5.3).
-            if new_largest && self.frame_acked {
-                let latest = self
-                    .ledger
-                    .time_of(largest)
-                    .map(|sent| now.saturating_duration_since(sent));
-                self.rtt = Some(match latest {
-                    Some(latest) if !self.have_sample => ConservativeRtt {
-                        lo: latest,
-                        hi: latest,
-                    },
-                    Some(latest) => {
-                        // smoothed' = 7/8 smoothed + 1/8 (latest - ack_delay), ack_delay in
-                        // [0, max_ack_delay] and applied only when it keeps the sample >= min.
+        // The estimates before this frame, exactly, when quinn showed them in `on_ack`; quinn
+        // updates its estimator after on_end_acks, when the largest acknowledged packet is new
+        // and the frame acknowledged an ack-eliciting packet (RFC 9002 5.3). Only congestion
+        // events read the result, so the frame keeps the inputs and `conservative_rtt` does
+        // the arithmetic.
+        if let Some((smoothed, conservative)) = frame_rtt {
+            i.rtt = Some(if new_largest && frame_acked {
+                let sampled = RttInputs::Sampled {
+                    first: !i.have_sample,
+                    smoothed,
+                    largest_sent: i.ledger.send_stamp(largest),
+                };
+                i.have_sample = true;
+                sampled
+            } else {
+                RttInputs::Bounds(ConservativeRtt {
+                    lo: conservative,
+                    hi: conservative,
+                })
+            });
+        }
+        i.ledger
+            .apply_packet_threshold(largest, self.config.packet_threshold());
+    }
+
+    /// Bounds on quinn's conservative RTT (`max(smoothed, latest)`) as of the last processed
+    /// frame. The smoothed RTT's update depends on the peer's ACK delay, which the callbacks do
+    /// not show: smoothed' = 7/8 smoothed + 1/8 (latest - ack_delay), with ack_delay in
+    /// [0, max_ack_delay], applied only when it keeps the sample >= min.
+    fn conservative_rtt(&self) -> Option<ConservativeRtt> {
+        let Evidence::Inferred(i) = &self.evidence else {
+            return None;
+        };
+        let at = self.last_ack_frame?;
+        Some(match i.rtt? {
+            RttInputs::Bounds(bounds) => bounds,
+            RttInputs::Sampled {
+                first,
+                smoothed,
+                largest_sent,
+            } => match largest_sent {
+                Some(sent) => {
+                    let latest = at.saturating_duration_since(i.ledger.stamp_time(sent));
+                    if first {
+                        ConservativeRtt {
+                            lo: latest,
+                            hi: latest,
+                        }
+                    } else {
                         let lo_sample = latest.saturating_sub(self.config.max_ack_delay());
                         let s_lo = (smoothed * 7 + lo_sample) / 8;
                         let s_hi = (smoothed * 7 + latest) / 8;
@@ -430,18 +503,31 @@ impl LossClassifier {
                             hi: s_hi.max(latest),
                         }
                     }
-                    // The largest packet's send time is unknown: any estimate is possible.
-                    None => ConservativeRtt {
-                        lo: Duration::ZERO,
-                        hi: Duration::MAX,
-                    },
-                });
-                self.have_sample = true;
-            }
+                }
+                // The largest packet's send time is unknown: any estimate is possible.
+                None => ConservativeRtt {
+                    lo: Duration::ZERO,
+                    hi: Duration::MAX,
+                },
+            },
+        })
+    }
+
+    /// Replaces a pending RTT sample by its bounds (see [`RttInputs::Sampled`]).
+    fn settle_rtt_sample(&mut self) {
+        let bounds = self.conservative_rtt();
+        if let Evidence::Inferred(i) = &mut self.evidence
+            && let Some(RttInputs::Sampled { .. }) = i.rtt
+        {
+            i.rtt = bounds.map(RttInputs::Bounds);
         }
-        self.frame_acked = false;
-        self.ledger
-            .apply_packet_threshold(largest, self.config.packet_threshold());
+    }
+
+    /// quinn's time threshold on the ledger (see [`Ledger::apply_time_threshold`]).
+    fn apply_time_threshold(&mut self, largest: u64, too_old: impl FnMut(Instant) -> bool) {
+        if let Evidence::Inferred(i) = &mut self.evidence {
+            i.ledger.apply_time_threshold(largest, too_old);
+        }
     }
 
     /// quinn's `loss_delay` for a conservative RTT.
@@ -471,10 +557,12 @@ impl LossClassifier {
     /// A lost packet the stack names (noq's `on_packet_lost`, once per lost packet of a
     /// detection pass, before the pass's congestion event).
     pub fn on_packet_lost(&mut self, now: Instant, pn: u64) {
-        self.pass_first_lost = match self.pass_first_lost {
-            Some((at, first)) if at == now => Some((now, first.min(pn))),
-            _ => Some((now, pn)),
-        };
+        if let Evidence::Exact(e) = &mut self.evidence {
+            e.pass_first_lost = match e.pass_first_lost {
+                Some((at, first)) if at == now => Some((now, first.min(pn))),
+                _ => Some((now, pn)),
+            };
+        }
     }
 
     /// A congestion event from a stack that names its largest lost packet (noq's
@@ -493,7 +581,11 @@ impl LossClassifier {
         largest_lost_pn: u64,
     ) -> Classification {
         let largest = self.frame_largest;
-        let first_lost = match self.pass_first_lost.take() {
+        let pass_first_lost = match &mut self.evidence {
+            Evidence::Exact(e) => e.pass_first_lost.take(),
+            Evidence::Inferred(_) => None,
+        };
+        let first_lost = match pass_first_lost {
             Some((at, first)) if at == now && first <= largest_lost_pn => first,
             _ => largest_lost_pn,
         };
@@ -573,15 +665,18 @@ impl LossClassifier {
         first_lost: u64,
         detected: LossSignal,
     ) -> bool {
+        let Evidence::Exact(e) = &self.evidence else {
+            return false;
+        };
         let before_pass = if self.last_ack_frame == Some(now) {
-            self.largest_before_frame
+            e.largest_before_frame
         } else {
             self.largest_acked
         };
         let threshold = u64::from(self.config.packet_threshold());
         let packet = before_pass.is_some_and(|l| l >= first_lost.saturating_add(threshold));
         let time = detected.is_timeout()
-            && self.min_frame_rtt.is_some_and(|min| {
+            && e.min_frame_rtt.is_some_and(|min| {
                 now.saturating_duration_since(sent) < min.mul_f32(self.config.time_threshold())
             });
         packet || time
@@ -651,7 +746,7 @@ impl LossClassifier {
         }
         result.after_probe_timeout = self.probe_timeout.is_some_and(|pto| sent < pto);
         // Before any RTT sample quinn uses its initial RTT, which the callbacks never show.
-        let (ld_lo, ld_hi) = match self.rtt {
+        let (ld_lo, ld_hi) = match self.conservative_rtt() {
             Some(r) => (self.loss_delay(r.lo), self.loss_delay(r.hi)),
             None => (TIMER_GRANULARITY, Duration::MAX),
         };
@@ -669,7 +764,7 @@ impl LossClassifier {
         result.lost_pn = distance.lost_pn;
         if persistent {
             result.detected = LossSignal::PERSISTENT;
-            self.ledger.apply_time_threshold(largest, time_eligible);
+            self.apply_time_threshold(largest, time_eligible);
             // Only reading (A) ignores the distance of persistent congestion.
             result.detected_determined =
                 distance.determined || self.reading == TimeoutReading::TimeThreshold;
@@ -678,7 +773,7 @@ impl LossClassifier {
         result.detected = distance.signal;
         result.detected_determined = distance.determined;
         if distance.time_threshold_ran {
-            self.ledger.apply_time_threshold(largest, time_eligible);
+            self.apply_time_threshold(largest, time_eligible);
         }
         result
     }
@@ -706,12 +801,13 @@ impl LossClassifier {
             return result;
         }
         let timing_certain = elapsed >= ld_hi;
-        let Some(batch) = self.ledger.batch_index(sent) else {
+        let Some((ledger, batch)) = self.ledger().and_then(|l| Some((l, l.batch_index(sent)?)))
+        else {
             // The ledger no longer (or never) held this send batch.
             result.determined = false;
             return result;
         };
-        let (first, end) = self.ledger.batch_range(batch);
+        let (first, end) = ledger.batch_range(batch);
         if first >= largest {
             // A lost packet lies below the largest acknowledged one; the ledger disagrees.
             result.determined = false;
@@ -720,14 +816,11 @@ impl LossClassifier {
         let top = (end - 1).min(largest - 1);
         if largest - top >= threshold {
             // Every packet of the batch below L is at least `threshold` below it.
-            result.lost_pn = self
-                .ledger
-                .largest_outstanding(first, top)
-                .map(|(pn, _)| pn);
+            result.lost_pn = ledger.largest_outstanding(first, top).map(|(pn, _)| pn);
             result.time_threshold_ran = true;
             return result;
         }
-        let (lost_pn, guessed) = match self.ledger.largest_outstanding(first, top) {
+        let (lost_pn, guessed) = match ledger.largest_outstanding(first, top) {
             Some(found) => found,
             // The ledger has nothing outstanding where quinn lost something: its placements
             // were wrong. Read the gap as just below L.

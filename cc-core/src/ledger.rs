@@ -12,9 +12,19 @@
 //! 16-byte batch records, never more (the oldest batch is evicted *before* a new one would
 //! pass a bound, and the buffers grow only up to their bounds). Resolved batches are dropped
 //! from the front as soon as nothing in them is outstanding; at a bound the oldest batch is
-//! forgotten even if unresolved (counted in [`Ledger::evicted_unresolved`]). All operations
-//! are O(1) amortised per packet: acknowledgements arrive in ascending packet-number order, so
-//! a cursor finds their batch without searching.
+//! forgotten even if unresolved (counted in [`Ledger::evicted_unresolved`]).
+//!
+//! **Cost.** Every operation on the per-ACK path is O(1) amortised per packet, whatever the
+//! number of packets per transmit pass (issue 35):
+//! - acknowledgements arrive in ascending packet-number order, so their batch is the cursor's
+//!   or the next one, and consecutive acknowledgements of one pass share its send time: the
+//!   last lookup is remembered by `Instant`, so a pass's send time is converted once;
+//! - two watermarks summarise the packet states: every packet from `clean_from` on is plain
+//!   [`OUTSTANDING`] (never touched since it was sent), and none before `first_outstanding` is
+//!   outstanding. An ACK frame that acknowledges exactly the outstanding packets of a batch up
+//!   to its largest (no loss, no reordering: nearly every frame) is then placed by filling a
+//!   range, without counting; only frames whose placement needs a guess scan their batch;
+//! - a resolved batch is recognised from `first_outstanding` and dropped without a scan.
 
 use std::collections::VecDeque;
 use std::time::Instant;
@@ -78,6 +88,28 @@ fn reserve_within<T>(deque: &mut VecDeque<T>, additional: usize, max: usize) {
     }
 }
 
+/// A bound as the ledger keeps it: at least 1, and (as `SignalConfig` allows at most 2^20)
+/// at most `u32::MAX`.
+fn bound(max: usize) -> u32 {
+    u32::try_from(max.max(1)).unwrap_or(u32::MAX)
+}
+
+/// `d` in nanoseconds, `u64::MAX` beyond (585 years): `as_nanos` without its 128-bit product.
+fn saturating_ns(d: std::time::Duration) -> u64 {
+    d.as_secs()
+        .checked_mul(1_000_000_000)
+        .and_then(|ns| ns.checked_add(u64::from(d.subsec_nanos())))
+        .unwrap_or(u64::MAX)
+}
+
+/// A send time already matched to a batch, and that batch's `time_ns`: the batch is the
+/// cursor's while the cursor's `time_ns` is still this one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Lookup {
+    sent: Instant,
+    time_ns: u64,
+}
+
 /// The bounded ledger of send batches and per-packet fates.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Ledger {
@@ -87,17 +119,23 @@ pub struct Ledger {
     packets: VecDeque<u8>,
     /// Packet number of `packets[0]`.
     base: u64,
+    /// Every packet from here to the last sent is plain `OUTSTANDING` (no flag).
+    clean_from: u64,
+    /// No packet from `base` up to here is `OUTSTANDING` (advanced lazily).
+    first_outstanding: u64,
     /// Packet numbers at or below this have been checked against the packet threshold.
     threshold_scanned: Option<u64>,
     /// Range of batch indices that received acknowledgements in the current ACK frame.
-    touched: Option<(usize, usize)>,
+    touched: Option<(u32, u32)>,
     /// The batch the latest acknowledgement belonged to: where the next one's search starts.
     cursor: usize,
+    /// The latest acknowledgement's send time and batch.
+    last_lookup: Option<Lookup>,
     /// Time origin of the batches' `time_ns`: the first send.
     epoch: Option<Instant>,
     /// Bounds.
-    max_packets: usize,
-    max_batches: usize,
+    max_packets: u32,
+    max_batches: u32,
     /// Batches forgotten while they still had outstanding packets.
     evicted_unresolved: u64,
     /// Times the packet numbers went backwards (a new packet-number space) and the ledger restarted.
@@ -111,12 +149,15 @@ impl Ledger {
             batches: VecDeque::new(),
             packets: VecDeque::new(),
             base: 0,
+            clean_from: 0,
+            first_outstanding: 0,
             threshold_scanned: None,
             touched: None,
             cursor: 0,
+            last_lookup: None,
             epoch: None,
-            max_packets: max_packets.max(1),
-            max_batches: max_batches.max(1),
+            max_packets: bound(max_packets),
+            max_batches: bound(max_batches),
             evicted_unresolved: 0,
             restarts: 0,
         }
@@ -133,7 +174,7 @@ impl Ledger {
         if t < epoch {
             return None;
         }
-        Some(u64::try_from(t.duration_since(epoch).as_nanos()).unwrap_or(u64::MAX))
+        Some(saturating_ns(t.duration_since(epoch)))
     }
 
     fn to_instant(&self, ns: u64) -> Instant {
@@ -148,6 +189,7 @@ impl Ledger {
         self.threshold_scanned = None;
         self.touched = None;
         self.cursor = 0;
+        self.last_lookup = None;
     }
 
     /// Records a transmit pass at `now` whose last packet number is `last_pn`.
@@ -159,11 +201,11 @@ impl Ledger {
             return;
         }
         let epoch = *self.epoch.get_or_insert(now);
-        let time_ns =
-            u64::try_from(now.saturating_duration_since(epoch).as_nanos()).unwrap_or(u64::MAX);
         let first = if self.packets.is_empty() {
             last_pn
-        } else if last_pn < self.next_pn() || last_pn - self.next_pn() >= self.max_packets as u64 {
+        } else if last_pn < self.next_pn()
+            || last_pn - self.next_pn() >= u64::from(self.max_packets)
+        {
             // Packet numbers went backwards (quinn moved to another packet-number space, or the
             // caller is confused) or jumped further than the ledger can hold: start afresh.
             self.restarts += 1;
@@ -173,44 +215,74 @@ impl Ledger {
             self.next_pn()
         };
         let count = (last_pn - first + 1) as usize;
+        let time_ns = saturating_ns(now.saturating_duration_since(epoch));
         // Make room first, so that neither buffer ever holds (or allocates) more than its bound.
         let new_batch = self.batches.back().is_none_or(|b| b.time_ns != time_ns);
         while !self.batches.is_empty()
-            && (self.packets.len() + count > self.max_packets
-                || self.batches.len() + usize::from(new_batch) > self.max_batches)
+            && (self.packets.len() + count > self.max_packets as usize
+                || self.batches.len() + usize::from(new_batch) > self.max_batches as usize)
         {
             self.pop_front_batch();
         }
         if self.packets.is_empty() {
             self.base = first;
+            self.clean_from = first;
+            self.first_outstanding = first;
         }
         let new_batch = self.batches.back().is_none_or(|b| b.time_ns != time_ns);
-        reserve_within(&mut self.packets, count, self.max_packets);
+        reserve_within(&mut self.packets, count, self.max_packets as usize);
         self.packets.extend(std::iter::repeat_n(OUTSTANDING, count));
         if new_batch {
-            reserve_within(&mut self.batches, 1, self.max_batches);
+            reserve_within(&mut self.batches, 1, self.max_batches as usize);
             self.batches.push_back(Batch::new(time_ns, first));
         }
     }
 
+    /// Whether no packet below `end` is outstanding, advancing `first_outstanding` towards
+    /// `end` (each packet is stepped over once in the ledger's life: O(1) amortised).
+    fn resolved_below(&mut self, end: u64) -> bool {
+        let end = end.min(self.next_pn());
+        let mut pn = self.first_outstanding.max(self.base);
+        // Packets from `clean_from` on are outstanding: no need to look.
+        while pn < end.min(self.clean_from)
+            && self.packets[(pn - self.base) as usize] & STATE_MASK != OUTSTANDING
+        {
+            pn += 1;
+        }
+        self.first_outstanding = pn;
+        pn >= end
+    }
+
     /// Forgets the oldest batch.
     fn pop_front_batch(&mut self) {
-        let Some(front) = self.batches.pop_front() else {
+        if self.batches.is_empty() {
             return;
-        };
+        }
         let end = self
             .batches
-            .front()
+            .get(1)
             .map_or(self.next_pn(), |next| next.first());
-        let count = (end.saturating_sub(front.first())) as usize;
-        let unresolved = self
-            .packets
-            .drain(..count.min(self.packets.len()))
-            .any(|s| s & STATE_MASK == OUTSTANDING);
-        if unresolved {
+        if !self.resolved_below(end) {
             self.evicted_unresolved += 1;
         }
+        self.drop_front_batch(end);
+    }
+
+    /// Drops the oldest batch, whose packets end at `end`, without looking at them.
+    fn drop_front_batch(&mut self, end: u64) {
+        self.batches.pop_front();
+        let count = (end.saturating_sub(self.base) as usize).min(self.packets.len());
+        // Passes are small: popping costs less than setting up a drain.
+        if count <= 4 {
+            for _ in 0..count {
+                self.packets.pop_front();
+            }
+        } else {
+            self.packets.drain(..count);
+        }
         self.base = end;
+        self.clean_from = self.clean_from.max(end);
+        self.first_outstanding = self.first_outstanding.max(end);
         self.touched = None;
         self.cursor = self.cursor.saturating_sub(1);
         if self.batches.is_empty() {
@@ -222,15 +294,10 @@ impl Ledger {
     fn trim(&mut self) {
         while self.batches.len() > 1 {
             let end = self.batches[1].first();
-            let count = (end - self.base) as usize;
-            if self
-                .packets
-                .range(..count.min(self.packets.len()))
-                .any(|s| s & STATE_MASK == OUTSTANDING)
-            {
+            if !self.resolved_below(end) {
                 break;
             }
-            self.pop_front_batch();
+            self.drop_front_batch(end);
         }
     }
 
@@ -263,8 +330,8 @@ impl Ledger {
         self.to_instant(self.batches[i].time_ns)
     }
 
-    /// Send time of the batch holding packet number `pn`.
-    pub fn time_of(&self, pn: u64) -> Option<Instant> {
+    /// Index of the batch holding packet number `pn`.
+    fn batch_of(&self, pn: u64) -> Option<usize> {
         if pn < self.base || pn >= self.next_pn() {
             return None;
         }
@@ -273,14 +340,30 @@ impl Ledger {
             .batches
             .get(self.cursor)
             .map_or((1, 0), |_| self.batch_range(self.cursor));
-        let i = if (first..end).contains(&pn) {
-            self.cursor
-        } else {
-            self.batches
-                .partition_point(|b| b.first() <= pn)
-                .checked_sub(1)?
-        };
-        Some(self.to_instant(self.batches.get(i)?.time_ns))
+        if (first..end).contains(&pn) {
+            return Some(self.cursor);
+        }
+        let i = self
+            .batches
+            .partition_point(|b| b.first() <= pn)
+            .checked_sub(1)?;
+        (i < self.batches.len()).then_some(i)
+    }
+
+    /// Send time of the batch holding packet number `pn`.
+    pub fn time_of(&self, pn: u64) -> Option<Instant> {
+        self.send_stamp(pn).map(|stamp| self.stamp_time(stamp))
+    }
+
+    /// Send time of the batch holding `pn`, as a [`SendStamp`]: no conversion until
+    /// [`Self::stamp_time`] (which stays valid after the batch is dropped).
+    pub fn send_stamp(&self, pn: u64) -> Option<SendStamp> {
+        Some(SendStamp(self.batches[self.batch_of(pn)?].time_ns))
+    }
+
+    /// The send time a [`SendStamp`] of this ledger stands for.
+    pub fn stamp_time(&self, stamp: SendStamp) -> Instant {
+        self.to_instant(stamp.0)
     }
 
     /// State byte of packet `pn` (state and flags), if held.
@@ -289,23 +372,44 @@ impl Ledger {
         self.packets.get(i).copied()
     }
 
-    fn state_mut(&mut self, pn: u64) -> Option<&mut u8> {
-        let i = usize::try_from(pn.checked_sub(self.base)?).ok()?;
-        self.packets.get_mut(i)
+    /// Sets the state byte of packet `pn`, keeping `clean_from` true.
+    fn set_state(&mut self, pn: u64, state: u8) {
+        if let Some(i) = pn.checked_sub(self.base)
+            && let Some(s) = self.packets.get_mut(i as usize)
+        {
+            *s = state;
+            self.clean_from = self.clean_from.max(pn + 1);
+        }
     }
 
     /// Records one `on_ack` for a packet sent at `sent`; placed at [`Self::assign_acks`].
     /// Returns false if the ledger no longer holds that batch.
     pub fn record_ack(&mut self, sent: Instant) -> bool {
-        let Some(i) = self.batch_index(sent) else {
+        // Consecutive acknowledgements of one pass share its send time: no conversion.
+        let cached = self
+            .last_lookup
+            .filter(|l| {
+                l.sent == sent
+                    && self
+                        .batches
+                        .get(self.cursor)
+                        .is_some_and(|b| b.time_ns == l.time_ns)
+            })
+            .map(|_| self.cursor);
+        let Some(i) = cached.or_else(|| self.batch_index(sent)) else {
             return false;
         };
+        self.last_lookup = Some(Lookup {
+            sent,
+            time_ns: self.batches[i].time_ns,
+        });
         self.cursor = i;
         let b = &mut self.batches[i];
         b.set_pending(b.pending() + 1);
+        let index = i as u32; // below `max_batches`
         self.touched = Some(match self.touched {
-            None => (i, i),
-            Some((lo, hi)) => (lo.min(i), hi.max(i)),
+            None => (index, index),
+            Some((lo, hi)) => (lo.min(index), hi.max(index)),
         });
         true
     }
@@ -325,7 +429,7 @@ impl Ledger {
         let Some((lo, hi)) = self.touched.take() else {
             return;
         };
-        for i in lo..=hi.min(self.batches.len().saturating_sub(1)) {
+        for i in lo as usize..=(hi as usize).min(self.batches.len().saturating_sub(1)) {
             let k = self.batches[i].pending();
             self.batches[i].set_pending(0);
             if k == 0 {
@@ -333,61 +437,90 @@ impl Ledger {
             }
             let (first, end) = self.batch_range(i);
             let top = end.min(largest.saturating_add(1)); // candidates: [first, top)
-            let outstanding = (first..top)
-                .filter(|&pn| {
-                    self.state(pn)
-                        .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
-                })
-                .count() as u64;
-            let mut k = k;
-            if k >= outstanding {
-                let inconsistent = k > outstanding;
-                for pn in first..top {
-                    if let Some(s) = self.state_mut(pn) {
-                        if *s & STATE_MASK == OUTSTANDING {
-                            *s = ACKED | (*s & GUESSED);
-                        }
-                        if inconsistent {
-                            // More acknowledgements than candidates: earlier placements were
-                            // wrong somewhere in this batch.
-                            *s |= GUESSED;
-                        }
-                    }
-                }
+            if top <= first {
                 continue;
             }
-            if new_largest
-                && (first..end).contains(&largest)
-                && let Some(s) = self.state_mut(largest)
-                && *s & STATE_MASK == OUTSTANDING
-            {
-                *s = ACKED | (*s & GUESSED);
-                k -= 1;
+            // The fast path: nothing below `clean_from` in the batch is outstanding, and
+            // everything from it on is, so the count needs no scan; when it equals `k`, every
+            // candidate is acknowledged and nothing is guessed.
+            let clean = first.max(self.clean_from).min(top);
+            if self.resolved_below(clean) && k == top - clean {
+                for i in (clean - self.base) as usize..(top - self.base) as usize {
+                    self.packets[i] = ACKED;
+                }
+                self.clean_from = self.clean_from.max(top);
+                continue;
             }
-            // Once the largest is placed, k == 0 or k == all remaining candidates is exact.
-            let remaining = (first..top)
-                .filter(|&pn| {
-                    self.state(pn)
-                        .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
-                })
-                .count() as u64;
-            let guessing = k > 0 && k < remaining;
+            self.place_by_scan(first, end, top, k, largest, new_largest);
+        }
+    }
+
+    /// [`Self::assign_acks`] for one batch `[first, end)` with `k` acknowledgements among the
+    /// candidates `[first, top)`, by counting them.
+    fn place_by_scan(
+        &mut self,
+        first: u64,
+        end: u64,
+        top: u64,
+        mut k: u64,
+        largest: u64,
+        new_largest: bool,
+    ) {
+        let outstanding = self.count_outstanding(first, top);
+        if k >= outstanding {
+            let inconsistent = k > outstanding;
             for pn in first..top {
-                let Some(s) = self.state_mut(pn) else {
+                let Some(mut s) = self.state(pn) else {
                     continue;
                 };
-                if *s & STATE_MASK != OUTSTANDING {
-                    continue;
+                if s & STATE_MASK == OUTSTANDING {
+                    s = ACKED | (s & GUESSED);
                 }
-                let flag = if guessing { GUESSED } else { *s & GUESSED };
-                if k > 0 {
-                    *s = ACKED | flag;
-                    k -= 1;
-                } else {
-                    *s |= flag;
+                if inconsistent {
+                    // More acknowledgements than candidates: earlier placements were wrong
+                    // somewhere in this batch.
+                    s |= GUESSED;
                 }
+                self.set_state(pn, s);
+            }
+            return;
+        }
+        if new_largest
+            && (first..end).contains(&largest)
+            && let Some(s) = self.state(largest)
+            && s & STATE_MASK == OUTSTANDING
+        {
+            self.set_state(largest, ACKED | (s & GUESSED));
+            k -= 1;
+        }
+        // Once the largest is placed, k == 0 or k == all remaining candidates is exact.
+        let remaining = self.count_outstanding(first, top);
+        let guessing = k > 0 && k < remaining;
+        for pn in first..top {
+            let Some(s) = self.state(pn) else {
+                continue;
+            };
+            if s & STATE_MASK != OUTSTANDING {
+                continue;
+            }
+            let flag = if guessing { GUESSED } else { s & GUESSED };
+            if k > 0 {
+                self.set_state(pn, ACKED | flag);
+                k -= 1;
+            } else {
+                self.set_state(pn, s | flag);
             }
         }
+    }
+
+    /// Outstanding packets in `[first, top)`.
+    fn count_outstanding(&self, first: u64, top: u64) -> u64 {
+        (first..top)
+            .filter(|&pn| {
+                self.state(pn)
+                    .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
+            })
+            .count() as u64
     }
 
     /// Declares lost every outstanding packet `threshold` or more below `largest`, as quinn's
@@ -399,12 +532,13 @@ impl Ledger {
         let from = self
             .threshold_scanned
             .map_or(self.base, |s| s.saturating_add(1))
+            .max(self.first_outstanding)
             .max(self.base);
         for pn in from..=limit.min(self.next_pn().saturating_sub(1)) {
-            if let Some(s) = self.state_mut(pn)
-                && *s & STATE_MASK == OUTSTANDING
+            if let Some(s) = self.state(pn)
+                && s & STATE_MASK == OUTSTANDING
             {
-                *s = LOST | (*s & GUESSED);
+                self.set_state(pn, LOST | (s & GUESSED));
             }
         }
         self.threshold_scanned = Some(self.threshold_scanned.map_or(limit, |s| s.max(limit)));
@@ -419,11 +553,11 @@ impl Ledger {
                 break;
             }
             let (first, end) = self.batch_range(i);
-            for pn in first..end.min(largest) {
-                if let Some(s) = self.state_mut(pn)
-                    && *s & STATE_MASK == OUTSTANDING
+            for pn in first.max(self.first_outstanding)..end.min(largest) {
+                if let Some(s) = self.state(pn)
+                    && s & STATE_MASK == OUTSTANDING
                 {
-                    *s = LOST | (*s & GUESSED);
+                    self.set_state(pn, LOST | (s & GUESSED));
                 }
             }
         }
@@ -469,6 +603,11 @@ impl Ledger {
         self.packets.capacity() + self.batches.capacity() * std::mem::size_of::<Batch>()
     }
 }
+
+/// A batch's send time as the ledger stores it: a [`Ledger::stamp_time`] away from an
+/// `Instant`, so that code which may never need the time does not pay for the conversion.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct SendStamp(u64);
 
 #[cfg(test)]
 mod tests {

@@ -104,7 +104,8 @@ impl Stack for Quinn {
                     factory: Arc::new(PortFactory::new(C::default())),
                     inline_bytes: std::mem::size_of::<PortController<C::Algorithm>>(),
                     ledger: Some(|c| {
-                        PortController::<C::Algorithm>::from_controller(c).map(|p| ledger_of(&p))
+                        PortController::<C::Algorithm>::from_controller(c)
+                            .and_then(|p| ledger_of(&p))
                     }),
                 });
             }

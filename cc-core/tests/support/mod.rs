@@ -1,0 +1,3 @@
+//! Shared by cc-core's integration tests.
+
+pub mod reference_ledger;
