@@ -111,5 +111,6 @@ pub use replay::{Replay, RttFidelity, RttPalette, Section};
 pub use stack::{Noq, Quinn, Stack};
 pub mod alloc_count;
 pub mod measure;
+pub mod passes;
 pub mod report;
 pub mod whole_process;

@@ -7,10 +7,12 @@
 //! ```
 
 use cc_bench::alloc_count::CountingAlloc;
+use cc_bench::controllers::Origin;
 use cc_bench::measure::{
     CpuOptions, MemoryFigures, ReplayCpu, measure_cpu, measure_emulator, measure_memory,
 };
-use cc_bench::report::{self, Machine, load_average};
+use cc_bench::passes::{PASS_SIZES, pass_count, with_pass_size};
+use cc_bench::report::{self, Machine, PassFigures, load_average};
 use cc_bench::scenarios::{emulator_scenarios, recording_file, recording_scenarios};
 use cc_bench::whole_process::measure_whole_process;
 use cc_bench::{Noq, Quinn, Recording, Replay, Stack};
@@ -237,6 +239,9 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
             report::cpu_table(&mut out, c, d);
         }
     }
+    for m in measured.iter().filter(|m| !m.per_pass.is_empty()) {
+        report::per_pass_table(&mut out, &m.per_pass);
+    }
     let bounds = cc_core::SignalConfig::default();
     let _ = writeln!(
         out,
@@ -264,8 +269,16 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     }
     let _ = writeln!(out, "### Targets (issues 7 and 18)\n");
     let cpu: Vec<ReplayCpu> = measured.iter().flat_map(|m| m.cpu.clone()).collect();
+    let per_pass: Vec<PassFigures> = measured.iter().flat_map(|m| m.per_pass.clone()).collect();
     let memory: Vec<MemoryFigures> = measured.iter().flat_map(|m| m.memory.clone()).collect();
-    report::targets(&mut out, &cpu, &memory, &emulator, whole_process.as_ref());
+    report::targets(
+        &mut out,
+        &cpu,
+        &per_pass,
+        &memory,
+        &emulator,
+        whole_process.as_ref(),
+    );
 
     match &args.out {
         Some(path) => std::fs::write(path, &out)?,
@@ -279,6 +292,8 @@ struct StackFigures {
     stack: &'static str,
     cpu: Vec<ReplayCpu>,
     descriptions: Vec<String>,
+    /// quinn: the first recording regrouped to each of [`PASS_SIZES`] packets per pass.
+    per_pass: Vec<PassFigures>,
     memory: Vec<MemoryFigures>,
 }
 
@@ -289,6 +304,7 @@ fn measure_stack<S: Stack>(
 ) -> Result<StackFigures, Box<dyn std::error::Error>> {
     let mut replays = Vec::new();
     let mut descriptions = Vec::new();
+    let mut regrouped = Vec::new();
     for scenario in recording_scenarios() {
         let committed = Recording::load(&recording_file::<S>(scenario.name))?;
         let (fresh, palette) = scenario.record::<S>()?;
@@ -301,6 +317,19 @@ fn measure_stack<S: Stack>(
         }
         replays.push(Replay::<S>::new(&committed, &palette)?);
         descriptions.push(committed.meta.description.clone());
+        // quinn's ledger is the one piece whose cost could depend on packets per pass.
+        if S::NAME == Quinn::NAME && regrouped.is_empty() {
+            for packets in PASS_SIZES {
+                let r = with_pass_size(&committed, packets);
+                let (passes, sent) = pass_count(&r);
+                regrouped.push((
+                    packets,
+                    sent as f64 / passes.max(1) as f64,
+                    r,
+                    palette.clone(),
+                ));
+            }
+        }
     }
     let contenders = S::contenders();
     let floor = S::floor();
@@ -308,6 +337,23 @@ fn measure_stack<S: Stack>(
     for replay in &replays {
         eprintln!("replaying {} on {} ...", replay.name(), S::NAME);
         cpu.push(measure_cpu(replay, &contenders, &floor, options));
+    }
+    // Per pass size: the ports and the stack's Cubic, the yardstick.
+    let (_, cubic) = report::baselines(S::NAME);
+    let per_pass_contenders: Vec<_> = contenders
+        .iter()
+        .filter(|c| c.origin == Origin::Port || c.name == cubic)
+        .cloned()
+        .collect();
+    let mut per_pass = Vec::new();
+    for (packets, mean_pass, recording, palette) in &regrouped {
+        let replay = Replay::<S>::new(recording, palette)?;
+        eprintln!("replaying {} on {} ...", replay.name(), S::NAME);
+        per_pass.push(PassFigures {
+            packets: *packets,
+            mean_pass: *mean_pass,
+            cpu: measure_cpu(&replay, &per_pass_contenders, &floor, options),
+        });
     }
     let memory = contenders
         .iter()
@@ -317,6 +363,7 @@ fn measure_stack<S: Stack>(
         stack: S::NAME,
         cpu,
         descriptions,
+        per_pass,
         memory,
     })
 }

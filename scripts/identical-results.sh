@@ -1,0 +1,56 @@
+#!/usr/bin/env bash
+# Runs the same experiments with two harness builds and fails unless their JSON reports are
+# byte-identical: the check that a change meant to be invisible in results (issue 35's lean
+# ledger) is. The JSON report is deterministic (the same command and seeds give the same bytes).
+#
+# Usage: scripts/identical-results.sh OLD_HARNESS NEW_HARNESS OUT_DIR [--quick]
+#   OUT_DIR must not exist (nothing is overwritten). --quick runs one seed of each.
+# Experiments: the demo (quinn), PETRA's Table 4.2 grid (quinn and noq), and, when both
+# binaries have the ns3 feature, ns3-chain on quinn and noq.
+set -euo pipefail
+
+if [ $# -lt 3 ]; then
+  sed -n '2,9p' "$0" >&2
+  exit 2
+fi
+old=$1 new=$2 out=$3
+seeds=3
+[ "${4:-}" = --quick ] && seeds=1
+if [ -e "$out" ]; then
+  echo "$out exists: give a new directory (nothing is overwritten)" >&2
+  exit 2
+fi
+mkdir -p "$out/old" "$out/new"
+
+experiments=(
+  "demo-quinn|--preset demo --seeds $seeds"
+  "petra-quinn|--preset petra-table-4.2 --seeds $seeds"
+  "petra-noq|--preset petra-table-4.2 --seeds $seeds --stack noq"
+)
+if "$old" presets 2>/dev/null | grep -q '^ns3-chain' && "$new" run --preset ns3-chain --seeds 1 \
+  --controllers newreno --json /dev/null >/dev/null 2>&1; then
+  experiments+=(
+    "ns3-chain-quinn|--preset ns3-chain --seeds $seeds"
+    "ns3-chain-noq|--preset ns3-chain --seeds $seeds --stack noq"
+  )
+else
+  echo "note: ns3-chain skipped (a harness without the ns3 feature)" >&2
+fi
+
+status=0
+for e in "${experiments[@]}"; do
+  name=${e%%|*} args=${e#*|}
+  for side in old new; do
+    bin=$old
+    [ $side = new ] && bin=$new
+    # shellcheck disable=SC2086 # args are words
+    "$bin" run $args --json "$out/$side/$name.json" >/dev/null
+  done
+  if cmp -s "$out/old/$name.json" "$out/new/$name.json"; then
+    echo "identical: $name ($(wc -c <"$out/new/$name.json") bytes)"
+  else
+    echo "DIFFERENT: $name (diff $out/old/$name.json $out/new/$name.json)"
+    status=1
+  fi
+done
+exit $status
