@@ -394,6 +394,7 @@ impl LossClassifier {
 
     /// quinn's `on_ack` for a packet sent at `sent`, with quinn's RTT estimates before the frame
     /// (`smoothed` and `conservative`).
+    #[inline]
     pub fn on_ack(&mut self, sent: Instant, smoothed: Duration, conservative: Duration) {
         if !self.frame_acked {
             self.end_answered_episode();

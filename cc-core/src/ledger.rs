@@ -88,6 +88,18 @@ fn reserve_within<T>(deque: &mut VecDeque<T>, additional: usize, max: usize) {
     }
 }
 
+/// Removes the first `n` items of `deque` (passes are small: popping a few costs less than
+/// setting up a drain).
+fn pop_front<T>(deque: &mut VecDeque<T>, n: usize) {
+    if n <= 4 {
+        for _ in 0..n {
+            deque.pop_front();
+        }
+    } else {
+        deque.drain(..n.min(deque.len()));
+    }
+}
+
 /// A bound as the ledger keeps it: at least 1, and (as `SignalConfig` allows at most 2^20)
 /// at most `u32::MAX`.
 fn bound(max: usize) -> u32 {
@@ -164,11 +176,13 @@ impl Ledger {
     }
 
     /// One past the last recorded packet number.
+    #[inline]
     fn next_pn(&self) -> u64 {
         self.base.saturating_add(self.packets.len() as u64)
     }
 
     /// `t` as nanoseconds since the epoch; `None` before the epoch (no batch was sent then).
+    #[inline]
     fn to_ns(&self, t: Instant) -> Option<u64> {
         let epoch = self.epoch?;
         if t < epoch {
@@ -270,38 +284,46 @@ impl Ledger {
 
     /// Drops the oldest batch, whose packets end at `end`, without looking at them.
     fn drop_front_batch(&mut self, end: u64) {
-        self.batches.pop_front();
+        self.drop_front_batches(1, end);
+    }
+
+    /// Drops the `n` oldest batches, whose packets end at `end`, without looking at them.
+    fn drop_front_batches(&mut self, n: usize, end: u64) {
+        pop_front(&mut self.batches, n);
         let count = (end.saturating_sub(self.base) as usize).min(self.packets.len());
-        // Passes are small: popping costs less than setting up a drain.
-        if count <= 4 {
-            for _ in 0..count {
-                self.packets.pop_front();
-            }
-        } else {
-            self.packets.drain(..count);
-        }
+        pop_front(&mut self.packets, count);
         self.base = end;
         self.clean_from = self.clean_from.max(end);
         self.first_outstanding = self.first_outstanding.max(end);
         self.touched = None;
-        self.cursor = self.cursor.saturating_sub(1);
+        self.cursor = self.cursor.saturating_sub(n);
         if self.batches.is_empty() {
             self.packets.clear();
         }
     }
 
-    /// Drops resolved batches from the front (nothing in them can still be lost or acked).
+    /// Drops resolved batches from the front (nothing in them can still be lost or acked),
+    /// always keeping the latest: every batch that ends at or below the first outstanding
+    /// packet, together.
     fn trim(&mut self) {
-        while self.batches.len() > 1 {
-            let end = self.batches[1].first();
-            if !self.resolved_below(end) {
-                break;
-            }
-            self.drop_front_batch(end);
+        if self.batches.len() < 2 {
+            return;
+        }
+        self.resolved_below(self.next_pn());
+        let resolved = self.first_outstanding;
+        let n = self
+            .batches
+            .range(1..)
+            .take_while(|b| b.first() <= resolved)
+            .count();
+        if n > 0 {
+            let end = self.batches[n].first();
+            self.drop_front_batches(n, end);
         }
     }
 
     /// Index of the batch sent at `time`, if the ledger still holds it.
+    #[inline]
     pub fn batch_index(&self, time: Instant) -> Option<usize> {
         let ns = self.to_ns(time)?;
         // Acknowledgements come in ascending packet-number order: the batch is usually the
@@ -316,6 +338,7 @@ impl Ledger {
     }
 
     /// Packet-number range `[first, end)` of batch `i`.
+    #[inline]
     pub fn batch_range(&self, i: usize) -> (u64, u64) {
         let first = self.batches[i].first();
         let end = self
@@ -331,6 +354,7 @@ impl Ledger {
     }
 
     /// Index of the batch holding packet number `pn`.
+    #[inline]
     fn batch_of(&self, pn: u64) -> Option<usize> {
         if pn < self.base || pn >= self.next_pn() {
             return None;
@@ -357,6 +381,7 @@ impl Ledger {
 
     /// Send time of the batch holding `pn`, as a [`SendStamp`]: no conversion until
     /// [`Self::stamp_time`] (which stays valid after the batch is dropped).
+    #[inline]
     pub fn send_stamp(&self, pn: u64) -> Option<SendStamp> {
         Some(SendStamp(self.batches[self.batch_of(pn)?].time_ns))
     }
@@ -384,6 +409,7 @@ impl Ledger {
 
     /// Records one `on_ack` for a packet sent at `sent`; placed at [`Self::assign_acks`].
     /// Returns false if the ledger no longer holds that batch.
+    #[inline]
     pub fn record_ack(&mut self, sent: Instant) -> bool {
         // Consecutive acknowledgements of one pass share its send time: no conversion.
         let cached = self

@@ -38,6 +38,7 @@ impl Transport for quinn_proto::TransportConfig {
 
 impl RttSnapshot {
     /// Reads quinn's estimator.
+    #[inline]
     pub fn from_quinn(rtt: &quinn_proto::RttEstimator) -> Self {
         Self {
             smoothed: rtt.get(),
