@@ -492,10 +492,13 @@ impl Ledger {
         largest: u64,
         new_largest: bool,
     ) {
-        let outstanding = self.count_outstanding(first, top);
+        // Nothing below `first_outstanding` is outstanding: only a flag for the whole batch
+        // (an inconsistent count) reaches below it.
+        let lo = first.max(self.first_outstanding);
+        let outstanding = self.count_outstanding(lo, top);
         if k >= outstanding {
             let inconsistent = k > outstanding;
-            for pn in first..top {
+            for pn in if inconsistent { first } else { lo }..top {
                 let Some(mut s) = self.state(pn) else {
                     continue;
                 };
@@ -520,9 +523,9 @@ impl Ledger {
             k -= 1;
         }
         // Once the largest is placed, k == 0 or k == all remaining candidates is exact.
-        let remaining = self.count_outstanding(first, top);
+        let remaining = self.count_outstanding(lo, top);
         let guessing = k > 0 && k < remaining;
-        for pn in first..top {
+        for pn in lo..top {
             let Some(s) = self.state(pn) else {
                 continue;
             };
@@ -539,14 +542,15 @@ impl Ledger {
         }
     }
 
-    /// Outstanding packets in `[first, top)`.
+    /// Outstanding packets in `[first, top)`: counted below `clean_from`, known above it.
     fn count_outstanding(&self, first: u64, top: u64) -> u64 {
-        (first..top)
+        let counted = (first..top.min(self.clean_from))
             .filter(|&pn| {
                 self.state(pn)
                     .is_some_and(|s| s & STATE_MASK == OUTSTANDING)
             })
-            .count() as u64
+            .count() as u64;
+        counted + top.saturating_sub(first.max(self.clean_from))
     }
 
     /// Declares lost every outstanding packet `threshold` or more below `largest`, as quinn's
