@@ -267,7 +267,7 @@ fn run(args: &Args) -> Result<(), Box<dyn std::error::Error>> {
     if let Some(figures) = &whole_process {
         report::whole_process_table(&mut out, figures);
     }
-    let _ = writeln!(out, "### Targets (issues 7 and 18)\n");
+    let _ = writeln!(out, "### Targets (issues 7, 18 and 35)\n");
     let cpu: Vec<ReplayCpu> = measured.iter().flat_map(|m| m.cpu.clone()).collect();
     let per_pass: Vec<PassFigures> = measured.iter().flat_map(|m| m.per_pass.clone()).collect();
     let memory: Vec<MemoryFigures> = measured.iter().flat_map(|m| m.memory.clone()).collect();
