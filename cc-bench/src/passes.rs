@@ -37,46 +37,15 @@ pub fn with_pass_size(recording: &Recording, packets: u64) -> Recording {
         }
     }
     let moved = |t: u64| group_of.get(&t).copied().unwrap_or(t);
-    let events = recording
-        .events
-        .iter()
-        .map(|event| match *event {
-            Event::Sent { at, bytes, last_pn } => Event::Sent {
-                at: moved(at),
-                bytes,
-                last_pn,
-            },
-            Event::Ack {
-                at,
-                sent,
-                bytes,
-                pn,
-                app_limited,
-            } => Event::Ack {
-                at,
-                sent: moved(sent),
-                bytes,
-                pn,
-                app_limited,
-            },
-            Event::Congestion {
-                at,
-                sent,
-                persistent,
-                ecn,
-                lost_bytes,
-                largest_lost_pn,
-            } => Event::Congestion {
-                at,
-                sent: moved(sent),
-                persistent,
-                ecn,
-                lost_bytes,
-                largest_lost_pn,
-            },
-            other => other,
-        })
-        .collect();
+    let mut events = recording.events.clone();
+    for event in &mut events {
+        match event {
+            Event::Sent { at: time, .. }
+            | Event::Ack { sent: time, .. }
+            | Event::Congestion { sent: time, .. } => *time = moved(*time),
+            _ => {}
+        }
+    }
     let mut meta = recording.meta.clone();
     meta.name = format!("{}@{packets}/pass", meta.name);
     Recording { meta, events }
