@@ -53,14 +53,14 @@ pub struct SignalStats {
     /// ECN congestion-experienced events.
     pub ecn: u64,
     /// Loss events whose largest lost packet the time threshold declared (`d` below the packet
-    /// threshold): reading (A)'s timeouts other than persistent congestion.
+    /// threshold): the `time_threshold` reading's timeouts other than persistent congestion.
     pub time_threshold: u64,
     /// Persistent-congestion events (quinn's flag).
     pub persistent: u64,
     /// Probe timeouts the classifier inferred (quinn 0.11 does not report them).
     pub probe_timeouts: u64,
     /// Loss events whose largest lost packet was sent before an inferred probe timeout and
-    /// declared before anything sent since was acknowledged: reading (B)'s timeouts.
+    /// declared before anything sent since was acknowledged: the `probe_timeout` reading's timeouts.
     pub after_probe_timeout: u64,
     /// Events whose class the callbacks did not determine (the class is a best reading).
     pub undetermined: u64,
@@ -148,7 +148,7 @@ pub struct Classification {
     pub largest_acked: Option<u64>,
     /// The lost packet number the classifier settled on, where it found one.
     pub lost_pn: Option<u64>,
-    /// The class by distance, reading (A): `FastRetransmit` when `d >= packet_threshold`,
+    /// The class by distance, reading `time_threshold`: `FastRetransmit` when `d >= packet_threshold`,
     /// `Timeout { dup_acks: d }` for a time-threshold loss, `Timeout { dup_acks: 0 }` for
     /// persistent congestion. This is what the ground-truth tests check.
     pub detected: LossSignal,
@@ -766,7 +766,7 @@ impl LossClassifier {
         if persistent {
             result.detected = LossSignal::PERSISTENT;
             self.apply_time_threshold(largest, time_eligible);
-            // Only reading (A) ignores the distance of persistent congestion.
+            // Only reading `time_threshold` ignores the distance of persistent congestion.
             result.detected_determined =
                 distance.determined || self.reading == TimeoutReading::TimeThreshold;
             return result;
@@ -780,7 +780,7 @@ impl LossClassifier {
     }
 
     /// Reads the class of a loss of a packet sent at `sent` by its distance below `largest`
-    /// (reading (A) of a non-persistent event), from the ledger and quinn's loss delay bounds
+    /// (reading `time_threshold` of a non-persistent event), from the ledger and quinn's loss delay bounds
     /// `(lo, midpoint, hi)`. Changes nothing.
     fn distance(
         &self,

@@ -76,7 +76,7 @@ pub struct CongestionEvent {
     /// What the event means in the papers' terms, under the connection's timeout reading.
     pub signal: LossSignal,
     /// Which of QUIC's loss-detection rules declared the event, whatever the reading made of
-    /// it (reading (A)'s class): `FastRetransmit` for the packet threshold (`d >= 3`),
+    /// it (the `time_threshold` reading's class): `FastRetransmit` for the packet threshold (`d >= 3`),
     /// `Timeout { dup_acks: d }` with `d` 1 or 2 for the time threshold, `Timeout { dup_acks:
     /// 0 }` for persistent congestion, `Ecn` for a mark. A port that distinguishes a
     /// retransmission before the third duplicate ACK from one at it (PETRA's section 4.2.2)
@@ -91,7 +91,7 @@ pub struct CongestionEvent {
 
 impl CongestionEvent {
     /// A loss event of `signal` (ECN: `lost_bytes` 0) that quinn's callbacks determined, with
-    /// `persistent` and `detected` set as reading (A) would have them: persistent for
+    /// `persistent` and `detected` set as reading `time_threshold` would have them: persistent for
     /// `Timeout { dup_acks: 0 }`, detected as `signal`. For tests and replays.
     pub fn determined(now: Instant, sent: Instant, lost_bytes: u64, signal: LossSignal) -> Self {
         Self {
@@ -106,7 +106,7 @@ impl CongestionEvent {
     }
 
     /// The same event, declared by the rule `detected` stands for (see
-    /// [`CongestionEvent::detected`]): e.g. a fast retransmit under reading (C) that the time
+    /// [`CongestionEvent::detected`]): e.g. a fast retransmit under reading `persistent_congestion` that the time
     /// threshold declared with `d` = 1.
     pub fn detected_as(mut self, detected: LossSignal) -> Self {
         self.detected = detected;

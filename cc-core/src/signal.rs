@@ -42,18 +42,18 @@ pub enum LossSignal {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum TimeoutReading {
-    /// (A) A loss declared by QUIC's **time threshold** (RFC 9002 section 6.1.2; RACK's
+    /// A loss declared by QUIC's **time threshold** (RFC 9002 section 6.1.2; RACK's
     /// reordering window, RFC 8985) with `d` = 1 or 2 is a timeout after `d` duplicate ACKs,
     /// and persistent congestion a timeout after none. In TCP, RACK leads to fast recovery, not
     /// to an RTO, so this reading is harsher than TCP where a port's timeout response is.
     TimeThreshold,
-    /// (B) A loss declared after a **probe timeout** fired (RFC 9002 section 6.2, QUIC's
+    /// A loss declared after a **probe timeout** fired (RFC 9002 section 6.2, QUIC's
     /// counterpart of the RTO timer) is a timeout; `d` is the number of later packets
     /// acknowledged when it was declared (the probes' acknowledgements stand in for the
     /// duplicate ACKs). Other losses are fast retransmits. quinn 0.11 shows no PTO to a
     /// controller: the classifier infers it (see [`crate::LossClassifier`]).
     ProbeTimeout,
-    /// (C) **Persistent congestion** (RFC 9002 section 7.6), the event on which QUIC's own
+    /// **Persistent congestion** (RFC 9002 section 7.6), the event on which QUIC's own
     /// NewReno collapses to its minimum window as TCP does after an RTO, is a timeout; `d` is its
     /// largest lost packet's distance below the largest acknowledged one. Every other loss is a
     /// fast retransmit.
@@ -61,7 +61,7 @@ pub enum TimeoutReading {
 }
 
 impl TimeoutReading {
-    /// Every reading, in the order (A), (B), (C).
+    /// Every reading, in the order `time_threshold`, `probe_timeout`, `persistent_congestion`.
     pub const ALL: [Self; 3] = [
         Self::TimeThreshold,
         Self::ProbeTimeout,

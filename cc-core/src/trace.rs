@@ -10,7 +10,7 @@
 //! | `class` | the [`crate::LossSignal`] name (`fast_retransmit`, `timeout1`, `ecn`, ...) |
 //! | `dup_acks` | the duplicate-ACK equivalent `d` (absent for fast retransmit and ECN) |
 //! | `determined` | whether quinn's callbacks determined the class |
-//! | `detected`, `detected_dup_acks`, `detected_determined` | the class by distance alone, reading (A) (what the ground-truth tests check) |
+//! | `detected`, `detected_dup_acks`, `detected_determined` | the class by distance alone, reading `time_threshold` (what the ground-truth tests check) |
 //! | `persistent`, `after_probe_timeout` | quinn flagged persistent congestion; the loss followed an inferred probe timeout |
 //! | `largest_acked`, `lost_pn` | the packet numbers the class was read from |
 //! | `cwnd`, `ssthresh` | the window and threshold after the decision, bytes |

@@ -31,7 +31,7 @@
 //! | `Timeout { dup_acks: 0 }`, or 3 and more | timeout, "Else" (`Dup_ACK` zero) | minimum window | old cwnd / 2 |
 //! | `Ecn` | - | cwnd / 2 | cwnd / 2 |
 //!
-//! Which QUIC event is a `Timeout` is the [`cc_core::TimeoutReading`]. Karak's default is (C),
+//! Which QUIC event is a `Timeout` is the [`cc_core::TimeoutReading`]. Karak's default is `persistent_congestion`,
 //! **persistent congestion**: QUIC's counterpart of the RTO on which quinn's NewReno collapses
 //! to its minimum window, as TCP NewReno does after an RTO. Karak then cuts by the duplicate-ACK
 //! count `d` of the largest lost packet (its distance below the largest acknowledged one), the
@@ -46,13 +46,13 @@
 //!   segment; no rule here takes the window below it.
 //! - **Initial window.** 10 datagrams, as QUIC starts (RFC 9002 section 7.2), not 1 segment.
 //! - **What "timeout" means.** QUIC has no RTO; by default persistent congestion (RFC 9002
-//!   section 7.6) is the timeout (above). Reading (A) (`signal.timeout_reading =
+//!   section 7.6) is the timeout (above). Reading `time_threshold` (`signal.timeout_reading =
 //!   time_threshold`) instead reads a time-threshold loss, `d` = 1 or 2 (RACK's reordering
 //!   window, which in TCP leads to fast recovery), as "RTO after `d` duplicate ACKs": on QUIC
 //!   those events are frequent and light, quinn's NewReno halves on them, and Karak's 1/8 and
-//!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise. (A) was
+//!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise. `time_threshold` was
 //!   this crate's default until the measurement in docs/loss-signals.md: on netsim 0.88x
-//!   NewReno on the demo under (A), 0.96x under (B), 0.98x under (C); geometric mean over
+//!   NewReno on the demo under `time_threshold`, 0.96x under `probe_timeout`, 0.98x under `persistent_congestion`; geometric mean over
 //!   PETRA's grid 0.895x, 0.964x, 0.964x; the ns-3 figures are in docs/results/karak.md.
 //! - **ssthresh after a timeout** is half the window before it (RFC 5681 eq. 4); Table 1 leaves
 //!   it implicit.
@@ -63,9 +63,9 @@
 //!   and a time-threshold tail together. On noq, `d` is read off the pass's earliest lost
 //!   packet, the one that saw the most duplicate ACKs (TCP counts them for the segment its RTO
 //!   retransmits), so such a pass is a fast retransmit. quinn names only the pass's largest lost
-//!   packet, so there it reads from the tail: under reading (A) a timeout after 1 or 2
+//!   packet, so there it reads from the tail: under reading `time_threshold` a timeout after 1 or 2
 //!   duplicate ACKs. Measured on noq's demo (10 seeds): 275 of Karak's 2,681 loss events (10%)
-//!   are such passes, and under the default reading (C) they change nothing (all 10 runs
+//!   are such passes, and under the default reading `persistent_congestion` they change nothing (all 10 runs
 //!   byte-identical: a pass without persistent congestion is a fast retransmit whatever its
 //!   `d`); over PETRA's grid 1 event in 6,570. Persistent congestion's `d` is its earliest lost
 //!   packet's too: on noq's demo the persistent events read as `d` = 1 (1.4 per run before)

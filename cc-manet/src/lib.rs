@@ -31,7 +31,7 @@
 //! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
 //!
 //! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss
-//! a fast retransmit (reading (C) of [`cc_core::TimeoutReading`]). One reduction per round trip
+//! a fast retransmit (reading `persistent_congestion` of [`cc_core::TimeoutReading`]). One reduction per round trip
 //! ([`cc_core::RecoveryEpoch`]).
 //!
 //! Not in it, and why: TCP-AP's rate-based pacing (ElRakabawy, Klemm and Lindemann, MobiHoc

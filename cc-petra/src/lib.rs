@@ -163,9 +163,9 @@
 //! `quinn::Connection::congestion_state()` to [`PetraController::from_controller`].
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
-//! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
+//! every other loss as a fast retransmit: reading `persistent_congestion` of [`cc_core::TimeoutReading`], its
 //! default (`signal.timeout_reading` selects another). Measured on netsim (docs/loss-signals.md, "Loss
-//! signals"), (C) gives PETRA its best goodput on the demo and on PETRA's grid; (A), which reads
+//! signals"), `persistent_congestion` gives PETRA its best goodput on the demo and on PETRA's grid; `time_threshold`, which reads
 //! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]
 

@@ -467,7 +467,7 @@ fn driven_by_quinns_callbacks_a_time_threshold_loss_takes_the_faster_retransmit_
     let event = d.lose_one(20, 5, 1).expect("a loss");
     assert_eq!(event.truth, LossSignal::Timeout { dup_acks: 1 });
     let petra = d.controller.algorithm();
-    // Under the default reading (C) it is a fast retransmit, and the time threshold declared
+    // Under the default reading `persistent_congestion` it is a fast retransmit, and the time threshold declared
     // it before the packet threshold could: section 4.2.2's `count < 3` branch.
     assert!(
         matches!(

@@ -86,7 +86,7 @@
 //! - **Persistent congestion** (RFC 9002 section 7.6), QUIC's counterpart of the RTO, takes the
 //!   window to the minimum as SACK's RTO takes it to one segment; the paper covers only losses
 //!   seen in the SACKs.
-//! - **Time-threshold losses** (`Timeout { dup_acks: 1 or 2 }` under reading (A); fast
+//! - **Time-threshold losses** (`Timeout { dup_acks: 1 or 2 }` under reading `time_threshold`; fast
 //!   retransmits under the default reading) are losses found from the
 //!   acknowledgement ranges, as SACK's scoreboard finds them, so they take step 4 like a fast
 //!   retransmit rather than TCP's RTO reset.
@@ -110,9 +110,9 @@
 //! [`SackFew`] state (window and ssthresh through [`cc_core::CongestionAlgorithm`]).
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
-//! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
+//! every other loss as a fast retransmit: reading `persistent_congestion` of [`cc_core::TimeoutReading`], its
 //! default (`signal.timeout_reading` selects another). Measured on netsim (docs/loss-signals.md, "Loss
-//! signals"), (C) gives SACK-FeW its best goodput on the demo and on PETRA's grid; (A), which reads
+//! signals"), `persistent_congestion` gives SACK-FeW its best goodput on the demo and on PETRA's grid; `time_threshold`, which reads
 //! a time-threshold loss as a timeout, the worst.
 #![deny(missing_docs)]
 

@@ -136,11 +136,11 @@
 //! `quinn::Connection::congestion_state()` to [`UbController::from_controller`].
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
-//! every other loss as a fast retransmit: reading (C) of [`cc_core::TimeoutReading`], its
+//! every other loss as a fast retransmit: reading `persistent_congestion` of [`cc_core::TimeoutReading`], its
 //! default (`signal.timeout_reading` selects another). Measured (docs/loss-signals.md): with
-//! the base-RTT restart below, (B), a loss after a probe timeout, does better on netsim's MANET
-//! demo (0.79x NewReno against 0.69x under (C)), because each timeout restarts the base RTT
-//! and (B) has many more, and the same on PETRA's grid and on ns-3's 8-hop chain (1.64x against
+//! the base-RTT restart below, `probe_timeout`, a loss after a probe timeout, does better on netsim's MANET
+//! demo (0.79x NewReno against 0.69x under `persistent_congestion`), because each timeout restarts the base RTT
+//! and `probe_timeout` has many more, and the same on PETRA's grid and on ns-3's 8-hop chain (1.64x against
 //! 1.63x).
 #![deny(missing_docs)]
 

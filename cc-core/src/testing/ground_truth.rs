@@ -6,7 +6,7 @@
 //! synchronous call chain, so on a single-threaded runtime each `loss signal` event is paired
 //! with the `packets lost` event just before it. The truth is `d = largest_acked - max(lost)`,
 //! with `largest_acked` exact from `on_end_acks`. The comparison is of the class by distance
-//! (`detected`, reading (A)), from which every reading's class is derived.
+//! (`detected`, reading `time_threshold`), from which every reading's class is derived.
 //!
 //! On noq the record is [`super::NoqLossRecord`]'s: the packet numbers noq passed to
 //! `on_packet_lost` since the last ACK frame or event, and the largest acknowledged packet number

@@ -326,8 +326,8 @@ pub struct ScenarioArgs {
     /// quinn's time threshold (also given to the ports' loss classifier; default 1.125).
     #[arg(long, value_name = "X", allow_hyphen_values = true)]
     pub(super) time_threshold: Option<f32>,
-    /// Which QUIC event the ports read as their papers' TCP timeout: time_threshold (A),
-    /// probe_timeout (B) or persistent_congestion (C); default: each port's own (docs/loss-signals.md, "Loss
+    /// Which QUIC event the ports read as their papers' TCP timeout: time_threshold,
+    /// probe_timeout or persistent_congestion; default: each port's own (docs/loss-signals.md, "Loss
     /// signals").
     #[arg(long, value_name = "READING")]
     pub(super) timeout_reading: Option<cc_core::TimeoutReading>,
