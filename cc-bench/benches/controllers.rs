@@ -18,12 +18,12 @@
 
 use cc_bench::controllers::Contender;
 use cc_bench::scenarios::{recording_file, recording_scenarios};
-use cc_bench::{Noq, Quinn, Recording, Replay, Section, Stack};
+use cc_bench::{HostStack, Noq, Quinn, Recording, Replay, Section};
 use criterion::Criterion;
 use std::time::{Duration, Instant};
 
 /// Replays as often as `iters` units need; returns the timed part scaled to `iters` units.
-fn per_unit<S: Stack>(
+fn per_unit<S: HostStack>(
     replay: &Replay<S>,
     contender: &Contender<S>,
     units_per_replay: u64,
@@ -40,22 +40,22 @@ fn per_unit<S: Stack>(
     total.mul_f64(iters as f64 / (replays * units) as f64)
 }
 
-fn whole<S: Stack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
+fn whole<S: HostStack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
     let start = Instant::now();
     replay.run(c);
     start.elapsed()
 }
 
-fn ack_frames<S: Stack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
+fn ack_frames<S: HostStack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
     replay.run_timed(c, Section::AckFrames)
 }
 
-fn losses<S: Stack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
+fn losses<S: HostStack>(replay: &Replay<S>, c: &mut S::Controller) -> Duration {
     replay.run_timed(c, Section::Congestion)
 }
 
 /// Every group of stack `S`: its committed recordings replayed into its controllers.
-fn bench_stack<S: Stack>(criterion: &mut Criterion) {
+fn bench_stack<S: HostStack>(criterion: &mut Criterion) {
     let mut replays = Vec::new();
     for scenario in recording_scenarios() {
         let committed = match Recording::load(&recording_file::<S>(scenario.name)) {
@@ -75,7 +75,7 @@ fn bench_stack<S: Stack>(criterion: &mut Criterion) {
     all.push(S::floor());
     for replay in &replays {
         let counts = replay.counts();
-        type Timed<S> = fn(&Replay<S>, &mut <S as Stack>::Controller) -> Duration;
+        type Timed<S> = fn(&Replay<S>, &mut <S as HostStack>::Controller) -> Duration;
         let sections: [(&str, u64, Timed<S>); 3] = [
             ("ack", counts.acks, ack_frames::<S>),
             ("congestion", counts.congestion, losses::<S>),

@@ -1,7 +1,7 @@
 //! The controllers under measurement: each stack's own NewReno, Cubic and BBR, every port at
-//! its defaults (listed by [`Stack::contenders`]), and a no-op floor.
+//! its defaults (listed by [`HostStack::contenders`]), and a no-op floor.
 
-use crate::stack::Stack;
+use crate::stack::HostStack;
 use cc_core::{CongestionAlgorithm, PortController};
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ pub enum Origin {
 }
 
 /// One controller to measure on stack `S`.
-pub struct Contender<S: Stack> {
+pub struct Contender<S: HostStack> {
     /// Name in tables (`quinn-newreno`, `noq-bbr3`, `karak`, ...).
     pub name: &'static str,
     /// Where it comes from.
@@ -31,7 +31,7 @@ pub struct Contender<S: Stack> {
     pub ledger: Option<LedgerReader<S>>,
 }
 
-impl<S: Stack> Clone for Contender<S> {
+impl<S: HostStack> Clone for Contender<S> {
     fn clone(&self) -> Self {
         Self {
             name: self.name,
@@ -43,7 +43,7 @@ impl<S: Stack> Clone for Contender<S> {
     }
 }
 
-impl<S: Stack> std::fmt::Debug for Contender<S> {
+impl<S: HostStack> std::fmt::Debug for Contender<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Contender")
             .field("stack", &S::NAME)
@@ -54,7 +54,7 @@ impl<S: Stack> std::fmt::Debug for Contender<S> {
     }
 }
 
-impl<S: Stack> Contender<S> {
+impl<S: HostStack> Contender<S> {
     /// The no-op controller, replayed through the same loop: the cost of the replay itself
     /// (event decoding, the virtual call, the timing brackets).
     pub fn floor(factory: Arc<S::Factory>) -> Self {
@@ -69,7 +69,7 @@ impl<S: Stack> Contender<S> {
 }
 
 /// Reads the ledger of a port's controller (consuming it); `None` if it is not that port.
-pub type LedgerReader<S> = fn(Box<<S as Stack>::Controller>) -> Option<LedgerFigures>;
+pub type LedgerReader<S> = fn(Box<<S as HostStack>::Controller>) -> Option<LedgerFigures>;
 
 /// What a port's ledger holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

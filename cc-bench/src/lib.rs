@@ -3,13 +3,13 @@
 //! the netsim emulator (issues 7, 14 and 18, docs/DESIGN.md section 8). Not published; the
 //! numbers and the commands that produce them are in `cc-bench/README.md`.
 //!
-//! Everything below is written once over [`Stack`] ([`Quinn`], [`Noq`]): a stack says how to
+//! Everything below is written once over [`HostStack`] ([`Quinn`], [`Noq`]): a stack says how to
 //! build its controllers, make one recorded call on them and run a scenario; recordings,
 //! replays and reports are the same code for both.
 //!
 //! ```
 //! use cc_bench::scenarios::{recording_file, recording_scenarios};
-//! use cc_bench::{Noq, Recording, Replay, Stack};
+//! use cc_bench::{Noq, Recording, Replay, HostStack};
 //!
 //! // noq's committed recording of the clean path, with real estimators from a short re-run.
 //! let scenario = &recording_scenarios()[0];
@@ -108,7 +108,7 @@ pub use event::{Event, EventCounts, RttReading};
 pub use format::{Meta, Recording};
 pub use record::{RecordLog, RecordingFactory, Trace};
 pub use replay::{Replay, RttFidelity, RttPalette, Section};
-pub use stack::{Noq, Quinn, Stack};
+pub use stack::{HostStack, Noq, Quinn};
 pub mod alloc_count;
 pub mod measure;
 pub mod passes;

@@ -6,7 +6,7 @@ use crate::controllers::{Contender, LedgerFigures, Origin};
 use crate::event::EventCounts;
 use crate::replay::{Replay, RttFidelity, Section, Step};
 use crate::scenarios::{EmulatorSample, RunError, Scenario};
-use crate::stack::Stack;
+use crate::stack::HostStack;
 use cc_core::SignalConfig;
 use netsim::PacketProtection;
 use std::time::{Duration, Instant};
@@ -97,7 +97,7 @@ const QUANTITIES: [Quantity; 4] = [
 ];
 
 /// One sample: `times` replays into fresh controllers, returning the summed time.
-fn sample<S: Stack>(
+fn sample<S: HostStack>(
     replay: &Replay<S>,
     contender: &Contender<S>,
     quantity: Quantity,
@@ -126,7 +126,7 @@ fn median(values: &mut [f64]) -> f64 {
 /// Measures every contender (and `floor`) on `replay`, interleaving them: each repeat goes
 /// round all controllers (starting one further along each time), so slow drifts of the
 /// machine spread over all of them alike.
-pub fn measure_cpu<S: Stack>(
+pub fn measure_cpu<S: HostStack>(
     replay: &Replay<S>,
     contenders: &[Contender<S>],
     floor: &Contender<S>,
@@ -231,7 +231,7 @@ impl MemoryFigures {
 /// Drives a controller's ledger to both its bounds with `config` (cc-core's defaults: 1024
 /// packets, 128 batches): twice `ledger_batches` transmit passes of
 /// `ceil(ledger_packets / ledger_batches)` packets each, 1 ms apart, none acknowledged.
-pub fn fill_ledger<S: Stack>(
+pub fn fill_ledger<S: HostStack>(
     controller: &mut S::Controller,
     origin: Instant,
     config: &SignalConfig,
@@ -252,7 +252,10 @@ pub fn fill_ledger<S: Stack>(
 
 /// Measures the memory of one contender: after a replay of each recording, and (ports) with
 /// the ledger at its bound.
-pub fn measure_memory<S: Stack>(contender: &Contender<S>, replays: &[Replay<S>]) -> MemoryFigures {
+pub fn measure_memory<S: HostStack>(
+    contender: &Contender<S>,
+    replays: &[Replay<S>],
+) -> MemoryFigures {
     let counting = alloc_count::installed();
     let mut after_replay = Vec::new();
     for replay in replays {

@@ -3,13 +3,13 @@
 //! Each stack's factory and observer impls are in [`crate::stack`].
 
 use crate::event::{Event, RttReading, nanos};
-use crate::stack::Stack;
+use crate::stack::HostStack;
 use std::fmt;
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Instant;
 
 /// The callbacks one controller received.
-pub struct Trace<S: Stack> {
+pub struct Trace<S: HostStack> {
     /// The `current_mtu` the stack passed to `build` (0 for a clone).
     pub initial_mtu: u16,
     /// Every callback, in order, times relative to `build`.
@@ -25,7 +25,7 @@ pub struct Trace<S: Stack> {
     pub windows: Vec<u64>,
 }
 
-impl<S: Stack> Default for Trace<S> {
+impl<S: HostStack> Default for Trace<S> {
     fn default() -> Self {
         Self {
             initial_mtu: 0,
@@ -36,7 +36,7 @@ impl<S: Stack> Default for Trace<S> {
     }
 }
 
-impl<S: Stack> Clone for Trace<S> {
+impl<S: HostStack> Clone for Trace<S> {
     fn clone(&self) -> Self {
         Self {
             initial_mtu: self.initial_mtu,
@@ -47,7 +47,7 @@ impl<S: Stack> Clone for Trace<S> {
     }
 }
 
-impl<S: Stack> fmt::Debug for Trace<S> {
+impl<S: HostStack> fmt::Debug for Trace<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("Trace")
             .field("stack", &S::NAME)
@@ -60,18 +60,18 @@ impl<S: Stack> fmt::Debug for Trace<S> {
 }
 
 /// What the factory's controllers received, one [`Trace`] per controller built (or cloned).
-pub struct RecordLog<S: Stack> {
+pub struct RecordLog<S: HostStack> {
     /// The traces, in the order the controllers were built.
     pub traces: Vec<Trace<S>>,
 }
 
-impl<S: Stack> Default for RecordLog<S> {
+impl<S: HostStack> Default for RecordLog<S> {
     fn default() -> Self {
         Self { traces: Vec::new() }
     }
 }
 
-impl<S: Stack> Clone for RecordLog<S> {
+impl<S: HostStack> Clone for RecordLog<S> {
     fn clone(&self) -> Self {
         Self {
             traces: self.traces.clone(),
@@ -79,7 +79,7 @@ impl<S: Stack> Clone for RecordLog<S> {
     }
 }
 
-impl<S: Stack> fmt::Debug for RecordLog<S> {
+impl<S: HostStack> fmt::Debug for RecordLog<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RecordLog")
             .field("traces", &self.traces)
@@ -105,12 +105,12 @@ impl<S: Stack> fmt::Debug for RecordLog<S> {
 /// ```
 ///
 /// On noq, `RecordingFactory::<Noq>` around a `noq::congestion` factory, the same way.
-pub struct RecordingFactory<S: Stack> {
+pub struct RecordingFactory<S: HostStack> {
     inner: Arc<S::Factory>,
     log: Arc<Mutex<RecordLog<S>>>,
 }
 
-impl<S: Stack> fmt::Debug for RecordingFactory<S> {
+impl<S: HostStack> fmt::Debug for RecordingFactory<S> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("RecordingFactory")
             .field("stack", &S::NAME)
@@ -118,7 +118,7 @@ impl<S: Stack> fmt::Debug for RecordingFactory<S> {
     }
 }
 
-impl<S: Stack> RecordingFactory<S> {
+impl<S: HostStack> RecordingFactory<S> {
     /// A recorder around `inner`.
     pub fn new(inner: Arc<S::Factory>) -> Self {
         Self {
@@ -146,13 +146,13 @@ impl<S: Stack> RecordingFactory<S> {
     }
 }
 
-fn lock<S: Stack>(log: &Mutex<RecordLog<S>>) -> MutexGuard<'_, RecordLog<S>> {
+fn lock<S: HostStack>(log: &Mutex<RecordLog<S>>) -> MutexGuard<'_, RecordLog<S>> {
     log.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Records one controller's callbacks into its trace in the shared log (the observer each
 /// stack's recording factory attaches).
-pub struct Recorder<S: Stack> {
+pub struct Recorder<S: HostStack> {
     /// `now` at build: time zero of the trace.
     origin: Instant,
     /// Index of this controller's trace in the log.
@@ -162,7 +162,7 @@ pub struct Recorder<S: Stack> {
     log: Arc<Mutex<RecordLog<S>>>,
 }
 
-impl<S: Stack> Clone for Recorder<S> {
+impl<S: HostStack> Clone for Recorder<S> {
     /// A clone (the stack's `clone_box`) records into a trace of its own, starting at the
     /// clone.
     fn clone(&self) -> Self {
@@ -175,7 +175,7 @@ impl<S: Stack> Clone for Recorder<S> {
     }
 }
 
-fn new_trace<S: Stack>(log: &Mutex<RecordLog<S>>, initial_mtu: u16) -> usize {
+fn new_trace<S: HostStack>(log: &Mutex<RecordLog<S>>, initial_mtu: u16) -> usize {
     let mut log = lock(log);
     log.traces.push(Trace {
         initial_mtu,
@@ -184,7 +184,7 @@ fn new_trace<S: Stack>(log: &Mutex<RecordLog<S>>, initial_mtu: u16) -> usize {
     log.traces.len() - 1
 }
 
-impl<S: Stack> Recorder<S> {
+impl<S: HostStack> Recorder<S> {
     /// A recorder for a controller built at `now` with `initial_mtu`, in a new trace.
     pub(crate) fn start(log: Arc<Mutex<RecordLog<S>>>, now: Instant, initial_mtu: u16) -> Self {
         Self {

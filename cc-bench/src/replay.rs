@@ -1,5 +1,5 @@
 //! Replays a [`Recording`] into any controller of the stack it was recorded on, through the
-//! stack's `Controller` trait ([`Stack::call`]).
+//! stack's `Controller` trait ([`HostStack::call`]).
 //!
 //! [`Replay::new`] decodes the recording once into a `Vec` of steps holding `Instant`s and an
 //! index into a table of real `RttEstimator`s; replaying walks that `Vec` and makes one call per
@@ -15,18 +15,18 @@
 use crate::event::{Event, EventCounts, RttReading};
 use crate::format::Recording;
 use crate::record::Trace;
-use crate::stack::Stack;
+use crate::stack::HostStack;
 use std::collections::HashMap;
 use std::hint::black_box;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 /// Real estimators of stack `S`, by their readings.
-pub struct RttPalette<S: Stack> {
+pub struct RttPalette<S: HostStack> {
     estimators: HashMap<RttReading, S::Estimator>,
 }
 
-impl<S: Stack> Default for RttPalette<S> {
+impl<S: HostStack> Default for RttPalette<S> {
     fn default() -> Self {
         Self {
             estimators: HashMap::new(),
@@ -34,7 +34,7 @@ impl<S: Stack> Default for RttPalette<S> {
     }
 }
 
-impl<S: Stack> Clone for RttPalette<S> {
+impl<S: HostStack> Clone for RttPalette<S> {
     fn clone(&self) -> Self {
         Self {
             estimators: self.estimators.clone(),
@@ -42,7 +42,7 @@ impl<S: Stack> Clone for RttPalette<S> {
     }
 }
 
-impl<S: Stack> std::fmt::Debug for RttPalette<S> {
+impl<S: HostStack> std::fmt::Debug for RttPalette<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
@@ -53,7 +53,7 @@ impl<S: Stack> std::fmt::Debug for RttPalette<S> {
     }
 }
 
-impl<S: Stack> RttPalette<S> {
+impl<S: HostStack> RttPalette<S> {
     /// An empty palette.
     pub fn new() -> Self {
         Self::default()
@@ -127,7 +127,7 @@ pub enum ReplayError {
 }
 
 /// One pre-decoded callback: an [`Event`] with its times as `Instant`s, ready for
-/// [`Stack::call`]. Arguments one stack does not pass are zero in a recording of the other.
+/// [`HostStack::call`]. Arguments one stack does not pass are zero in a recording of the other.
 #[derive(Debug, Clone, Copy)]
 pub enum Step {
     /// `on_sent`.
@@ -246,7 +246,7 @@ pub enum Section {
 }
 
 /// A recording decoded for replay into stack `S`'s controllers.
-pub struct Replay<S: Stack> {
+pub struct Replay<S: HostStack> {
     name: String,
     origin: Instant,
     initial_mtu: u16,
@@ -256,7 +256,7 @@ pub struct Replay<S: Stack> {
     fidelity: RttFidelity,
 }
 
-impl<S: Stack> Clone for Replay<S> {
+impl<S: HostStack> Clone for Replay<S> {
     fn clone(&self) -> Self {
         Self {
             name: self.name.clone(),
@@ -270,7 +270,7 @@ impl<S: Stack> Clone for Replay<S> {
     }
 }
 
-impl<S: Stack> std::fmt::Debug for Replay<S> {
+impl<S: HostStack> std::fmt::Debug for Replay<S> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Replay")
             .field("stack", &S::NAME)
@@ -282,7 +282,7 @@ impl<S: Stack> std::fmt::Debug for Replay<S> {
     }
 }
 
-impl<S: Stack> Replay<S> {
+impl<S: HostStack> Replay<S> {
     /// Decodes `recording`, taking `on_ack`'s estimators from `palette`. Refuses a recording
     /// made on another stack.
     pub fn new(recording: &Recording, palette: &RttPalette<S>) -> Result<Self, ReplayError> {

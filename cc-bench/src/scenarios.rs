@@ -3,7 +3,7 @@
 use crate::format::{Meta, Recording};
 use crate::record::RecordingFactory;
 use crate::replay::RttPalette;
-use crate::stack::Stack;
+use crate::stack::HostStack;
 use netsim::noq_pair::{NoqPair, NoqPairError};
 use netsim::quinn_pair::{QuinnPair, QuinnPairError, TransferReport};
 use netsim::{
@@ -133,7 +133,7 @@ pub fn recordings_dir() -> PathBuf {
 
 /// A recording's file: `<name>.ccrec.gz` on quinn (the first stack recorded), and
 /// `<name>-<stack>.ccrec.gz` on any other.
-pub fn recording_file<S: Stack>(name: &str) -> PathBuf {
+pub fn recording_file<S: HostStack>(name: &str) -> PathBuf {
     if S::NAME == crate::Quinn::NAME {
         recordings_dir().join(format!("{name}.ccrec.gz"))
     } else {
@@ -197,7 +197,7 @@ impl Scenario {
 
     /// Records the client controller's callbacks on stack `S` (its Cubic under a
     /// [`RecordingFactory`]); also returns the estimators it saw.
-    pub fn record<S: Stack>(&self) -> Result<(Recording, RttPalette<S>), RunError> {
+    pub fn record<S: HostStack>(&self) -> Result<(Recording, RttPalette<S>), RunError> {
         let recorder = Arc::new(RecordingFactory::<S>::new(S::cubic()));
         S::run(self, S::recorder(recorder.clone()))?;
         let log = recorder.take();

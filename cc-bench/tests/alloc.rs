@@ -5,7 +5,7 @@ use cc_bench::alloc_count::{self, CountingAlloc};
 use cc_bench::controllers::Origin;
 use cc_bench::measure::{fill_ledger, measure_memory};
 use cc_bench::scenarios::{recording_file, recording_scenarios};
-use cc_bench::{Noq, Quinn, Recording, Replay, RttPalette, Section, Stack};
+use cc_bench::{HostStack, Noq, Quinn, Recording, Replay, RttPalette, Section};
 use cc_core::SignalConfig;
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ static ALLOC: CountingAlloc = CountingAlloc;
 
 /// A committed recording, with a palette of estimators captured from a tiny live run (the
 /// readings then match only approximately, which does not matter for allocation counts).
-fn replays<S: Stack>() -> Vec<Replay<S>> {
+fn replays<S: HostStack>() -> Vec<Replay<S>> {
     let short = cc_bench::scenarios::Scenario {
         duration: std::time::Duration::from_secs(1),
         ..recording_scenarios().remove(0)
@@ -39,7 +39,7 @@ fn replay_does_not_allocate_on_noq() {
     replay_does_not_allocate::<Noq>();
 }
 
-fn replay_does_not_allocate<S: Stack>() {
+fn replay_does_not_allocate<S: HostStack>() {
     assert!(alloc_count::installed());
     let replays = replays::<S>();
     let floor = S::floor();
@@ -134,7 +134,7 @@ fn memory_figures_count_the_box_and_the_heap() {
     memory_figures_count_the_box_and_the_heap_on::<Noq>();
 }
 
-fn memory_figures_count_the_box_and_the_heap_on<S: Stack>() {
+fn memory_figures_count_the_box_and_the_heap_on<S: HostStack>() {
     let replays = replays::<S>();
     for contender in S::contenders() {
         let m = measure_memory(&contender, &replays);

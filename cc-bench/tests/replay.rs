@@ -5,7 +5,8 @@
 use cc_bench::replay::ReplayError;
 use cc_bench::scenarios::{Scenario, recording_file, recording_scenarios};
 use cc_bench::{
-    Event, EventCounts, Meta, Noq, Quinn, Recording, RecordingFactory, Replay, RttPalette, Stack,
+    Event, EventCounts, HostStack, Meta, Noq, Quinn, Recording, RecordingFactory, Replay,
+    RttPalette,
 };
 use cc_core::PortFactory;
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate};
@@ -30,7 +31,7 @@ fn lossy() -> Scenario {
 /// Records a live run of `factory` on stack `S`, round-trips it through the file format,
 /// replays it into a fresh controller from `factory` and compares the window after every
 /// callback.
-fn replay_reproduces_live_windows<S: Stack>(factory: Arc<S::Factory>) {
+fn replay_reproduces_live_windows<S: HostStack>(factory: Arc<S::Factory>) {
     let recorder = Arc::new(RecordingFactory::<S>::new(factory.clone()));
     S::run(&lossy(), S::recorder(recorder.clone())).expect("run");
     let trace = recorder.take().traces.remove(0);
@@ -78,7 +79,7 @@ fn replay_reproduces_live_windows<S: Stack>(factory: Arc<S::Factory>) {
 }
 
 /// A port's factory on stack `S`.
-fn port<S: Stack, C: cc_core::PortConfig>() -> Arc<S::Factory>
+fn port<S: HostStack, C: cc_core::PortConfig>() -> Arc<S::Factory>
 where
     PortFactory<C>: IntoFactory<S>,
 {
@@ -86,24 +87,24 @@ where
 }
 
 /// `Arc<PortFactory<C>>` as stack `S`'s factory trait object.
-trait IntoFactory<S: Stack> {
+trait IntoFactory<S: HostStack> {
     fn into_factory(self) -> Arc<S::Factory>;
 }
 
 impl<C: cc_core::PortConfig> IntoFactory<Quinn> for PortFactory<C> {
-    fn into_factory(self) -> Arc<<Quinn as Stack>::Factory> {
+    fn into_factory(self) -> Arc<<Quinn as HostStack>::Factory> {
         Arc::new(self)
     }
 }
 
 impl<C: cc_core::PortConfig> IntoFactory<Noq> for PortFactory<C> {
-    fn into_factory(self) -> Arc<<Noq as Stack>::Factory> {
+    fn into_factory(self) -> Arc<<Noq as HostStack>::Factory> {
         Arc::new(self)
     }
 }
 
 /// Every port on stack `S`.
-fn every_port_replays_as_it_ran_live<S: Stack>()
+fn every_port_replays_as_it_ran_live<S: HostStack>()
 where
     PortFactory<cc_karak::KarakConfig>: IntoFactory<S>,
     PortFactory<cc_petra::PetraConfig>: IntoFactory<S>,
@@ -185,7 +186,7 @@ fn committed_recordings_load_and_stay_small() {
 }
 
 /// Checks stack `S`'s committed recordings; returns their size in bytes.
-fn committed_recordings_of<S: Stack>() -> u64 {
+fn committed_recordings_of<S: HostStack>() -> u64 {
     let mut total = 0;
     for scenario in recording_scenarios() {
         let path = recording_file::<S>(scenario.name);

@@ -1,7 +1,7 @@
 //! End-to-end: a real quinn transfer over netsim's emulated lossy link, in virtual time, with
 //! the composite as the sender's controller. The bytes are verified by the receiver.
 
-use cc_core::testing::{ProbeFactory, ProbeLog};
+use cc_core::testing::{WatchFactory, WatchLog};
 use netsim::quinn_pair::transfer_with_controller;
 use netsim::{DirectionConfig, ErrorModelConfig, LinkConfig, Rate};
 use std::sync::Arc;
@@ -21,8 +21,8 @@ fn link(per: f64) -> LinkConfig {
     config
 }
 
-fn transfer(per: f64, bytes: u64, seed: u64) -> (netsim::quinn_pair::TransferReport, ProbeLog) {
-    let factory = Arc::new(ProbeFactory::new(cc_core::PortFactory::new(
+fn transfer(per: f64, bytes: u64, seed: u64) -> (netsim::quinn_pair::TransferReport, WatchLog) {
+    let factory = Arc::new(WatchFactory::new(cc_core::PortFactory::new(
         cc_manet::ManetConfig::default(),
     )));
     let report =

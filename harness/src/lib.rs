@@ -38,7 +38,7 @@
 //! - [`controllers`]: the registry of controllers and their validated knobs;
 //! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
 //!   the host stacks (quinn, noq) behind one interface;
-//!   [`probe`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
+//!   [`sampler`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
@@ -65,12 +65,12 @@ pub mod metrics;
 pub mod ns3_tcp;
 pub mod ns3_worker;
 pub mod presets;
-pub mod probe;
 pub mod qlog;
 pub mod quiche_run;
 pub mod report;
 pub mod result_file;
 pub mod run;
+pub mod sampler;
 pub mod scenario;
 pub mod shard;
 pub mod spec;

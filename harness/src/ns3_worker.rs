@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::probe::WindowPoint;
+use crate::sampler::WindowPoint;
 use crate::spec::{RunOptions, RunSpec};
 
 /// One run for a worker.

@@ -6,7 +6,7 @@
 //! - real time only (the scenario check refuses virtual time before anything runs), one flow;
 //! - RTT p50 / p95: the sender's smoothed RTT sampled every 10 ms (quiche-peer samples both
 //!   stacks that way: neither exposes per-ACK samples through its public API), not the per-ACK
-//!   latest RTT the probe records for quinn-to-quinn runs;
+//!   latest RTT the sampler records for quinn-to-quinn runs;
 //! - loss-signal classes, time in slow start and the window trace: absent (quiche-peer owns
 //!   the connections, so the harness's recording controller wrapper is not in the loop);
 //! - `packets_retransmitted` from quiche's `Stats::retrans` (quiche senders only);

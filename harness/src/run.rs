@@ -82,9 +82,9 @@ where
     let signal = scenario.transport.signal()?;
     let built = controllers::build::<P::Client>(&spec.controller, &signal)?;
     let epoch = tokio::time::Instant::now().into_std();
-    let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
+    let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
-    let client = P::Client::client_transport(probe, &scenario.transport)?;
+    let client = P::Client::client_transport(sampler, &scenario.transport)?;
     let client = P::Client::with_qlog(client, options, spec, epoch)?;
     // A mixed run's other controllers: one client transport each, shared by their flows.
     let mut others: Vec<Other<P::Client>> = Vec::new();
@@ -97,8 +97,8 @@ where
             settings: Default::default(),
         };
         let built = controllers::build::<P::Client>(&other, &signal)?;
-        let probe = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
-        let transport = P::Client::client_transport(probe, &scenario.transport)?;
+        let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
+        let transport = P::Client::client_transport(sampler, &scenario.transport)?;
         others.push(Other {
             name: name.to_owned(),
             built,
@@ -343,7 +343,7 @@ fn flow_metrics_of<H: Host>(
     metrics.congestion_events = Some(stats.congestion_events);
     if let Some(recorded) = H::recorded(client, built.signal_stats) {
         metrics.signals = recorded.signals.map(|s| SignalCounts::from_stats(&s));
-        let mut recording = crate::probe::lock(&recorded.samples);
+        let mut recording = crate::sampler::lock(&recorded.samples);
         recording.finish(epoch + end);
         let mut samples = recording.rtt_samples_us.clone();
         samples.sort_unstable();

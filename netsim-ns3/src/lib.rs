@@ -63,22 +63,22 @@
 
 mod config;
 mod ffi;
+mod fixed_window;
 mod medium;
 mod session;
 mod stats;
 mod tcp;
 mod trace;
-mod window_probe;
 
 pub use config::{
     AodvConfig, ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
     Propagation, Routing, Standard, Topology, WifiConfig,
 };
+pub use fixed_window::{FixedWindow, WindowReport};
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
 pub use tcp::{MAX_FLOWS_PER_PAIR, MAX_SEGMENT_BYTES, TcpBulk, TcpFlowReport, TcpVariant};
-pub use window_probe::{FixedWindow, WindowReport};
 
 /// Whether this build has ns-3 (the `ns3` feature).
 pub const AVAILABLE: bool = cfg!(feature = "ns3");

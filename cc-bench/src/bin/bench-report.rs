@@ -15,7 +15,7 @@ use cc_bench::passes::{PASS_SIZES, pass_count, with_pass_size};
 use cc_bench::report::{self, Machine, PassFigures, load_average};
 use cc_bench::scenarios::{emulator_scenarios, recording_file, recording_scenarios};
 use cc_bench::whole_process::measure_whole_process;
-use cc_bench::{Noq, Quinn, Recording, Replay, Stack};
+use cc_bench::{HostStack, Noq, Quinn, Recording, Replay};
 use clap::{Parser, ValueEnum};
 use std::fmt::Write;
 use std::path::PathBuf;
@@ -299,7 +299,7 @@ struct StackFigures {
 
 /// Replays the stack's committed recordings into its controllers and the ports, with real
 /// estimators from a re-run of each recording's scenario.
-fn measure_stack<S: Stack>(
+fn measure_stack<S: HostStack>(
     options: &CpuOptions,
 ) -> Result<StackFigures, Box<dyn std::error::Error>> {
     let mut replays = Vec::new();

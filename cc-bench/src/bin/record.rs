@@ -5,7 +5,7 @@
 //! `-- --check` instead re-runs each scenario and compares with the committed file.
 
 use cc_bench::scenarios::{recording_file, recording_scenarios};
-use cc_bench::{EventCounts, Noq, Quinn, Recording, Stack};
+use cc_bench::{EventCounts, HostStack, Noq, Quinn, Recording};
 use std::process::ExitCode;
 use std::time::Instant;
 
@@ -23,7 +23,7 @@ fn main() -> ExitCode {
 
 /// Records (or with `check`, compares) every scenario on stack `S`; `Ok(false)` if a check
 /// failed.
-fn record<S: Stack>(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
+fn record<S: HostStack>(check: bool) -> Result<bool, Box<dyn std::error::Error>> {
     let mut ok = true;
     for scenario in recording_scenarios() {
         let wall = Instant::now();

@@ -4,7 +4,7 @@
 //! callbacks, and reads `metrics()` on its send path), so each stack says here how to build
 //! its controllers, make one recorded call on them, run a scenario, and which controllers it
 //! measures. Everything else in the crate (recording, the file format, replay, measurement,
-//! the report) is written once over [`Stack`].
+//! the report) is written once over [`HostStack`].
 
 mod noq;
 mod quinn;
@@ -21,7 +21,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 /// A QUIC stack whose congestion controllers cc-bench records and replays.
-pub trait Stack: Sized + Send + Sync + 'static {
+pub trait HostStack: Sized + Send + Sync + 'static {
     /// Its name in recordings, file names and tables (`quinn`, `noq`).
     const NAME: &'static str;
     /// Its protocol crate and version (`quinn-proto 0.11`).
@@ -43,7 +43,7 @@ pub trait Stack: Sized + Send + Sync + 'static {
     fn window(controller: &Self::Controller) -> u64;
 
     /// Makes the call `step` stands for, `on_ack` with `estimators[rtt]`. Only steps
-    /// [`Stack::delivers`] accepts reach it.
+    /// [`HostStack::delivers`] accepts reach it.
     fn call(controller: &mut Self::Controller, step: &Step, estimators: &[Self::Estimator]);
 
     /// Whether the stack's trait has the call `event` stands for (with its arguments).

@@ -5,7 +5,7 @@
 //! `on_ack_frequency_update`, and the `metrics()` reads of its send path (pacing and the send
 //! quantum), which a controller pays for on noq and not on quinn.
 
-use super::Stack;
+use super::HostStack;
 use crate::Event;
 use crate::controllers::{Contender, Noop, NoopFactory, Origin};
 use crate::event::{RttReading, nanos};
@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 #[derive(Debug, Clone, Copy)]
 pub struct Noq;
 
-impl Stack for Noq {
+impl HostStack for Noq {
     const NAME: &'static str = "noq";
     const VERSION: &'static str = "noq-proto 1.4";
     type Controller = dyn Controller;

@@ -1,6 +1,6 @@
 //! quinn 0.11: its `Controller` trait, controllers and client/server pair.
 
-use super::Stack;
+use super::HostStack;
 use crate::Event;
 use crate::controllers::{Contender, Noop, NoopFactory, Origin, ledger_of};
 use crate::event::RttReading;
@@ -19,7 +19,7 @@ use std::time::Instant;
 #[derive(Debug, Clone, Copy)]
 pub struct Quinn;
 
-impl Stack for Quinn {
+impl HostStack for Quinn {
     const NAME: &'static str = "quinn";
     const VERSION: &'static str = "quinn-proto 0.11";
     type Controller = dyn Controller;

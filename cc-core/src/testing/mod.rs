@@ -8,7 +8,7 @@
 //!   detection in real connections, and against noq's ([`NoqLossRecord`], feature `noq`).
 //! - [`capture_events`]: the formatted `tracing` output of a closure, for tests of what a
 //!   controller logs.
-//! - [`ProbeFactory`]: wraps a controller factory and records what its controllers did in a
+//! - [`WatchFactory`]: wraps a controller factory and records what its controllers did in a
 //!   real connection (end-to-end tests).
 
 mod capture;
@@ -16,16 +16,16 @@ mod driver;
 mod ground_truth;
 #[cfg(feature = "noq")]
 mod noq_record;
-mod probe;
 mod props;
+mod watch;
 
 pub use capture::capture_events;
 pub use driver::{DrivenEvent, Driver};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 #[cfg(feature = "noq")]
 pub use noq_record::NoqLossRecord;
-pub use probe::{ProbeFactory, ProbeLog};
 pub use props::{Op, check_controller_invariants, proptest_cases};
+pub use watch::{WatchFactory, WatchLog};
 
 /// The `tracing` target of noq's loss-detection records (`NoqLossRecord`, feature `noq`), which
 /// [`GroundTruth`] reads (with or without the feature).

@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use cc_core::{PortConfig, SignalStats};
 
-use crate::probe::SamplesHandle;
+use crate::sampler::SamplesHandle;
 use crate::stack::Stack;
 
 /// A client connection's counters at the end of a run, in the stacks' common terms.

@@ -14,7 +14,7 @@ use noq::{Connection, PathId, RecvStream, SendStream, TransportConfig};
 use noq_proto::RttEstimator;
 
 use super::{Host, Recorded, SenderStats};
-use crate::probe::{ConnectionSamples, SamplesHandle, lock};
+use crate::sampler::{ConnectionSamples, SamplesHandle, lock};
 use crate::stack::Stack;
 
 /// noq 1.x.
@@ -190,15 +190,15 @@ impl Host for Noq {
         connection: &Connection,
         signal_stats: fn(Box<dyn Controller>) -> Option<SignalStats>,
     ) -> Option<Recorded> {
-        let probe = connection
+        let sampler = connection
             .congestion_state(PathId::ZERO)?
             .into_any()
             .downcast::<Recording>()
             .ok()?;
-        let samples = probe.observer().samples.clone();
+        let samples = sampler.observer().samples.clone();
         Some(Recorded {
             samples,
-            signals: signal_stats(probe.into_inner()),
+            signals: signal_stats(sampler.into_inner()),
         })
     }
 }
@@ -225,7 +225,7 @@ impl ControllerFactory for RecordingFactory {
 /// The recording wrapper around one noq connection's controller.
 type Recording = NoqObserved<Samples>;
 
-/// Records what quinn's `Probe` records: RTT samples, slow-start time, the window.
+/// Records what quinn's `Sampler` records: RTT samples, slow-start time, the window.
 #[derive(Clone)]
 struct Samples {
     samples: SamplesHandle,

@@ -9,7 +9,7 @@ use quinn::congestion::{Controller, ControllerFactory};
 use quinn::{Connection, RecvStream, SendStream, TransportConfig};
 
 use super::{Host, Recorded, SenderStats};
-use crate::probe::{MetricsFactory, Probe};
+use crate::sampler::{MetricsFactory, Sampler};
 use crate::stack::Stack;
 
 /// quinn 0.11.
@@ -183,15 +183,15 @@ impl Host for Quinn {
         connection: &Connection,
         signal_stats: fn(Box<dyn Controller>) -> Option<SignalStats>,
     ) -> Option<Recorded> {
-        let probe = connection
+        let sampler = connection
             .congestion_state()
             .into_any()
-            .downcast::<Probe>()
+            .downcast::<Sampler>()
             .ok()?;
-        let samples = probe.observer().recording();
+        let samples = sampler.observer().recording();
         Some(Recorded {
             samples,
-            signals: signal_stats(probe.into_inner()),
+            signals: signal_stats(sampler.into_inner()),
         })
     }
 }

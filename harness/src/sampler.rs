@@ -2,7 +2,7 @@
 //! (on request) the congestion window over time, without changing the controller's decisions.
 //! ([`ConnectionSamples`] is stack-neutral; noq's wrapper is in `host/noq.rs`.)
 //!
-//! Every callback is forwarded unchanged to the wrapped controller; after each one the probe
+//! Every callback is forwarded unchanged to the wrapped controller; after each one the sampler
 //! reads the controller's `metrics()`. A controller without an ssthresh (quinn's BBR) has no
 //! slow-start time (`None`).
 
@@ -27,7 +27,7 @@ pub struct WindowPoint {
     pub ssthresh: Option<u64>,
 }
 
-/// What a probe recorded for one connection.
+/// What a sampler recorded for one connection.
 #[derive(Debug, Default)]
 pub struct ConnectionSamples {
     /// RTT samples in microseconds: one per ACK frame, `now - sent` of the largest newly
@@ -115,7 +115,7 @@ pub fn lock(handle: &SamplesHandle) -> MutexGuard<'_, ConnectionSamples> {
     handle.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
-/// Wraps `inner`; every controller it builds is a [`Probe`].
+/// Wraps `inner`; every controller it builds is a [`Sampler`].
 pub struct MetricsFactory {
     inner: Arc<dyn ControllerFactory + Send + Sync>,
     epoch: Instant,
@@ -152,7 +152,7 @@ impl ControllerFactory for MetricsFactory {
 }
 
 /// The recording wrapper around one connection's controller.
-pub type Probe = Observed<SampleObserver>;
+pub type Sampler = Observed<SampleObserver>;
 
 /// Records RTT samples, slow-start time and the window trajectory of the controller it watches.
 #[derive(Clone)]

@@ -9,9 +9,9 @@ use quinn_proto::congestion::{Controller, ControllerFactory};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Instant;
 
-/// What the probed controllers did.
+/// What the watched controllers did.
 #[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct ProbeLog {
+pub struct WatchLog {
     /// Controllers the factory built.
     pub built: u32,
     /// `on_ack` calls.
@@ -26,27 +26,27 @@ pub struct ProbeLog {
     pub ssthresh_always_reported: bool,
 }
 
-/// Wraps `F`, recording into a shared [`ProbeLog`].
+/// Wraps `F`, recording into a shared [`WatchLog`].
 #[derive(Debug)]
-pub struct ProbeFactory<F> {
+pub struct WatchFactory<F> {
     inner: Arc<F>,
-    log: Arc<Mutex<ProbeLog>>,
+    log: Arc<Mutex<WatchLog>>,
 }
 
-impl<F> ProbeFactory<F> {
-    /// A probe around `inner`.
+impl<F> WatchFactory<F> {
+    /// A watch around `inner`.
     pub fn new(inner: F) -> Self {
         Self {
             inner: Arc::new(inner),
-            log: Arc::new(Mutex::new(ProbeLog {
+            log: Arc::new(Mutex::new(WatchLog {
                 ssthresh_always_reported: true,
-                ..ProbeLog::default()
+                ..WatchLog::default()
             })),
         }
     }
 
     /// What has been recorded so far.
-    pub fn log(&self) -> ProbeLog {
+    pub fn log(&self) -> WatchLog {
         self.log
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
@@ -54,22 +54,22 @@ impl<F> ProbeFactory<F> {
     }
 }
 
-impl<F: ControllerFactory + Send + Sync + 'static> ControllerFactory for ProbeFactory<F> {
+impl<F: ControllerFactory + Send + Sync + 'static> ControllerFactory for WatchFactory<F> {
     fn build(self: Arc<Self>, now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         self.log
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .built += 1;
         let inner = self.inner.clone().build(now, current_mtu);
-        Box::new(Observed::new(inner, Probe(self.log.clone())))
+        Box::new(Observed::new(inner, Watcher(self.log.clone())))
     }
 }
 
 /// Records into the shared log after every callback.
 #[derive(Clone)]
-struct Probe(Arc<Mutex<ProbeLog>>);
+struct Watcher(Arc<Mutex<WatchLog>>);
 
-impl Probe {
+impl Watcher {
     fn record(&self, controller: &dyn Controller, congestion: bool, ack: bool) {
         let mut log = self.0.lock().unwrap_or_else(PoisonError::into_inner);
         let w = controller.window();
@@ -81,7 +81,7 @@ impl Probe {
     }
 }
 
-impl Observer for Probe {
+impl Observer for Watcher {
     fn ack(
         &mut self,
         c: &dyn Controller,
