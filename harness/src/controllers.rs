@@ -19,16 +19,15 @@
 //! behaviour does depend on unseeded randomness is flagged in every report.
 
 use std::collections::BTreeMap;
-use std::sync::{Arc, LazyLock};
+use std::sync::LazyLock;
 use std::time::Duration;
 
-use cc_core::{KnobKind, KnobValue, PortConfig, SignalConfig, SignalStats};
+use cc_core::{KnobKind, KnobValue, PortConfig};
 use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
 use serde::{Deserialize, Serialize};
 use toml::Value;
 
-use crate::host::{self, Host};
 use crate::stack::{self, Stack};
 
 /// A controller to run: its registry name and knob settings (knob name -> value).
@@ -83,13 +82,13 @@ pub enum Baseline {
 
 /// How a registry entry builds its factory.
 #[derive(Clone, Copy)]
-enum Builder {
+pub(crate) enum Builder {
     /// One of the host stack's own controllers.
     Baseline(Baseline),
-    /// A port: [`build_port`] for its config type, on either host stack.
+    /// A port: its config, checked by [`configure`] for its config type (`crate::build` makes
+    /// its factory on a host stack).
     Port {
-        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
-        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
+        check: fn(&Settings<'_>) -> Result<(), String>,
     },
     /// A quiche controller: no quinn or noq factory.
     Quiche,
@@ -151,23 +150,6 @@ impl ControllerInfo {
             self.name,
             on.join(" and ")
         ))
-    }
-}
-
-/// A controller factory ready for the host stack's
-/// `TransportConfig::congestion_controller_factory`, and how to read the loss-signal statistics
-/// back out of a controller it built.
-pub struct BuiltController<H: Host> {
-    /// The factory.
-    pub factory: H::Factory,
-    /// Extracts cc-core's loss-signal statistics from a controller this factory built (ports
-    /// only; `None` for the stacks' own controllers).
-    pub signal_stats: fn(Box<H::Controller>) -> Option<SignalStats>,
-}
-
-impl<H: Host> std::fmt::Debug for BuiltController<H> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("BuiltController")
     }
 }
 
@@ -254,8 +236,7 @@ fn port_entry<C: PortConfig>() -> ControllerInfo {
         knobs,
         by_default: C::NAME != <cc_manet::FixedWindowConfig as PortConfig>::NAME,
         builder: Builder::Port {
-            quinn: build_port::<C, host::Quinn>,
-            noq: build_port::<C, host::Noq>,
+            check: |s| configure::<C>(s).map(drop),
         },
     }
 }
@@ -412,37 +393,39 @@ pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
 /// the right type and range. Errors name `controller.knob` and the allowed range.
 pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
     let info = lookup(&spec.name)?;
-    match info.stacks.first() {
-        Some(Stack::Noq) => build::<host::Noq>(spec, &SignalConfig::default()).map(|_| ()),
-        Some(Stack::Quinn) => build::<host::Quinn>(spec, &SignalConfig::default()).map(|_| ()),
-        Some(Stack::Tcp) => tcp(spec).map(|_| ()),
-        _ => Settings::new(info, &spec.settings).map(|_| ()),
+    if let Builder::Ns3Tcp(_) = info.builder {
+        return tcp(spec).map(drop);
+    }
+    let settings = Settings::new(info, &spec.settings)?;
+    match info.builder {
+        Builder::Baseline(baseline) => {
+            settings.quinn_window()?;
+            if baseline == Baseline::NewReno {
+                loss_reduction_factor(&settings)?;
+            }
+            Ok(())
+        }
+        Builder::Port { check } => check(&settings),
+        Builder::Quiche | Builder::Ns3Tcp(_) => Ok(()),
     }
 }
 
-/// Builds the host stack `H`'s factory for `spec`; `signal` carries the transport's loss
-/// thresholds to the ports. A controller that does not run on `H` is an error naming it.
-pub fn build<H: BuildOn>(
-    spec: &ControllerSpec,
-    signal: &SignalConfig,
-) -> Result<BuiltController<H>, String> {
-    let info = lookup(&spec.name)?;
-    info.sender(H::STACK)?;
-    let settings = Settings::new(info, &spec.settings)?;
-    match info.builder {
-        Builder::Baseline(baseline) => H::baseline(baseline, &settings),
-        Builder::Port { quinn, noq } => H::port(quinn, noq, &settings, signal),
-        Builder::Quiche => Err(format!(
-            "controller `{}` runs in quiche: it has no {} controller factory",
-            info.name,
-            H::STACK
-        )),
-        Builder::Ns3Tcp(_) => Err(format!(
-            "controller `{}` is ns-3's own TCP: it has no {} controller factory",
-            info.name,
-            H::STACK
-        )),
+/// How `info` is built: `crate::build` reads it.
+pub(crate) fn builder(info: &ControllerInfo) -> Builder {
+    info.builder
+}
+
+/// A port's config `C` from its defaults and the settings, each knob through its declared
+/// setter, then the config's own validation.
+pub(crate) fn configure<C: PortConfig>(s: &Settings<'_>) -> Result<C, String> {
+    let mut config = C::default();
+    for knob in C::KNOBS {
+        if let Some(value) = s.value(knob.name)? {
+            (knob.set)(&mut config, value).map_err(|e| s.range(e))?;
+        }
     }
+    config.validate().map_err(|e| s.range(e))?;
+    Ok(config)
 }
 
 /// ns-3's TCP for `spec`: its congestion control and segment size, or an error naming
@@ -471,23 +454,8 @@ pub fn tcp(spec: &ControllerSpec) -> Result<(netsim_ns3::TcpVariant, u32), Strin
     Ok((variant, segment))
 }
 
-/// A host stack the registry builds factories for.
-pub trait BuildOn: Host {
-    /// The stack's own `baseline`.
-    #[doc(hidden)]
-    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String>;
-    /// A port, through the builder for this stack.
-    #[doc(hidden)]
-    fn port(
-        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
-        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
-        s: &Settings<'_>,
-        signal: &SignalConfig,
-    ) -> Result<BuiltController<Self>, String>;
-}
-
 /// NewReno's `loss_reduction_factor` knob, range-checked (the stacks do not check it).
-fn loss_reduction_factor(s: &Settings<'_>) -> Result<Option<f32>, String> {
+pub(crate) fn loss_reduction_factor(s: &Settings<'_>) -> Result<Option<f32>, String> {
     match s.value("loss_reduction_factor")? {
         Some(KnobValue::Float(f)) if !(f > 0.0 && f <= 1.0) => Err(format!(
             "newreno.loss_reduction_factor = {f} is out of range: it must be in (0, 1]"
@@ -495,94 +463,6 @@ fn loss_reduction_factor(s: &Settings<'_>) -> Result<Option<f32>, String> {
         Some(KnobValue::Float(f)) => Ok(Some(f as f32)),
         _ => Ok(None),
     }
-}
-
-impl BuildOn for host::Quinn {
-    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String> {
-        let window = s.quinn_window()?;
-        let factory: <Self as Host>::Factory = match baseline {
-            Baseline::NewReno => {
-                let mut c = quinn::congestion::NewRenoConfig::default();
-                if let Some(w) = window {
-                    c.initial_window(w);
-                }
-                if let Some(f) = loss_reduction_factor(s)? {
-                    c.loss_reduction_factor(f);
-                }
-                Arc::new(c)
-            }
-            Baseline::Cubic => QuinnBaseline::Cubic.factory(window),
-            Baseline::Bbr => QuinnBaseline::Bbr.factory(window),
-            Baseline::Bbr3 => return Err("bbr3 is noq's".to_owned()),
-        };
-        Ok(BuiltController {
-            factory,
-            signal_stats: |_| None,
-        })
-    }
-
-    fn port(
-        quinn: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
-        _: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
-        s: &Settings<'_>,
-        signal: &SignalConfig,
-    ) -> Result<BuiltController<Self>, String> {
-        quinn(s, signal)
-    }
-}
-
-impl BuildOn for host::Noq {
-    fn baseline(baseline: Baseline, s: &Settings<'_>) -> Result<BuiltController<Self>, String> {
-        let window = s.quinn_window()?;
-        let factory: <Self as Host>::Factory = match baseline {
-            Baseline::NewReno => {
-                let mut c = noq::congestion::NewRenoConfig::default();
-                if let Some(w) = window {
-                    c.initial_window(w);
-                }
-                if let Some(f) = loss_reduction_factor(s)? {
-                    c.loss_reduction_factor(f);
-                }
-                Arc::new(c)
-            }
-            Baseline::Cubic => NoqBaseline::Cubic.factory(window),
-            Baseline::Bbr3 => NoqBaseline::Bbr3.factory(window),
-            Baseline::Bbr => return Err("bbr is quinn's".to_owned()),
-        };
-        Ok(BuiltController {
-            factory,
-            signal_stats: |_| None,
-        })
-    }
-
-    fn port(
-        _: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Quinn>, String>,
-        noq: fn(&Settings<'_>, &SignalConfig) -> Result<BuiltController<host::Noq>, String>,
-        s: &Settings<'_>,
-        signal: &SignalConfig,
-    ) -> Result<BuiltController<Self>, String> {
-        noq(s, signal)
-    }
-}
-
-/// A port's factory on host `H`: its config from the defaults and the settings, each knob
-/// through its declared setter, then the config's own validation.
-fn build_port<C: PortConfig, H: Host>(
-    s: &Settings<'_>,
-    signal: &SignalConfig,
-) -> Result<BuiltController<H>, String> {
-    let mut config = C::default();
-    for knob in C::KNOBS {
-        if let Some(value) = s.value(knob.name)? {
-            (knob.set)(&mut config, value).map_err(|e| s.range(e))?;
-        }
-    }
-    config.validate().map_err(|e| s.range(e))?;
-    config.set_signal(signal.clone());
-    Ok(BuiltController {
-        factory: H::port_factory(config),
-        signal_stats: H::port_signal_stats::<C>,
-    })
 }
 
 /// Typed access to a spec's settings, with errors naming `controller.knob`.
@@ -593,7 +473,7 @@ pub struct Settings<'a> {
 }
 
 impl<'a> Settings<'a> {
-    fn new(
+    pub(crate) fn new(
         info: &'static ControllerInfo,
         values: &'a BTreeMap<String, Value>,
     ) -> Result<Self, String> {
@@ -618,7 +498,7 @@ impl<'a> Settings<'a> {
 
     /// The value set for knob `name`, converted to the knob's kind; a value of another type
     /// is an error naming `controller.knob`, the expected type and the knob's help.
-    fn value(&self, name: &str) -> Result<Option<KnobValue>, String> {
+    pub(crate) fn value(&self, name: &str) -> Result<Option<KnobValue>, String> {
         let (Some(value), Some(knob)) = (
             self.values.get(name),
             self.info.knobs.iter().find(|k| k.name == name),
@@ -655,7 +535,7 @@ impl<'a> Settings<'a> {
     }
 
     /// quinn's `initial_window` in bytes, range-checked (quinn does not check it).
-    fn quinn_window(&self) -> Result<Option<u64>, String> {
+    pub(crate) fn quinn_window(&self) -> Result<Option<u64>, String> {
         match self.value("initial_window")? {
             Some(KnobValue::Integer(w)) if !(2400..=1 << 30).contains(&w) => Err(format!(
                 "{}.initial_window = {w} is out of range: it must be in [2400, 1073741824] bytes",
@@ -676,10 +556,10 @@ impl<'a> Settings<'a> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
-    fn spec(name: &str, settings: &[(&str, Value)]) -> ControllerSpec {
+    pub(crate) fn spec(name: &str, settings: &[(&str, Value)]) -> ControllerSpec {
         ControllerSpec {
             name: name.to_owned(),
             settings: settings
@@ -690,18 +570,9 @@ mod tests {
     }
 
     #[test]
-    fn every_registered_controller_builds_with_defaults_on_its_stacks() {
+    fn every_registered_controller_validates_with_defaults() {
         for info in registry() {
             validate(&spec(info.name, &[])).unwrap();
-            let signal = SignalConfig::default();
-            for stack in info.stacks {
-                match stack {
-                    Stack::Quinn => build::<host::Quinn>(&spec(info.name, &[]), &signal).map(drop),
-                    Stack::Noq => build::<host::Noq>(&spec(info.name, &[]), &signal).map(drop),
-                    Stack::Quiche | Stack::Tcp => continue,
-                }
-                .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
-            }
         }
         assert_eq!(
             names(&[Stack::Noq]),
@@ -715,8 +586,6 @@ mod tests {
                 "newreno", "cubic", "bbr", "karak", "petra", "ub", "sackfew", "abra", "manet"
             ]
         );
-        let err = build::<host::Noq>(&spec("bbr", &[]), &SignalConfig::default()).unwrap_err();
-        assert!(err.contains("bbr3") && err.contains("quinn only"), "{err}");
     }
 
     #[test]

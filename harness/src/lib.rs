@@ -53,6 +53,7 @@
 
 pub mod adopt;
 pub mod backend;
+pub mod build;
 pub mod calibrate;
 pub mod cli;
 pub mod controllers;

@@ -59,7 +59,7 @@ mod imp {
             return Ok(PeerConfig::Quiche(cc));
         }
         let signal = scenario.transport.signal()?;
-        let built = controllers::build::<crate::host::Quinn>(&spec.controller, &signal)?;
+        let built = crate::build::build::<crate::host::Quinn>(&spec.controller, &signal)?;
         let mut transport = TransportConfig::default();
         transport
             .congestion_controller_factory(built.factory)

@@ -21,8 +21,9 @@ use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::ReportMeta;
 use crate::scenario::Grid;
+use crate::scenario::fnv1a;
 use crate::shard::Shard;
-use crate::spec::{RunSpec, fnv1a};
+use crate::spec::RunSpec;
 
 /// Version of the result-file format.
 pub const FORMAT: u32 = 1;

@@ -8,7 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::controllers::{self, BuildOn};
+use crate::build::{self, BuildOn};
+use crate::controllers;
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, FlowPlan, run_pairs};
 use crate::host::{self, Host, Pairing};
@@ -80,7 +81,7 @@ where
     let scenario = &spec.scenario;
     let info = controllers::lookup(&spec.controller.name)?;
     let signal = scenario.transport.signal()?;
-    let built = controllers::build::<P::Client>(&spec.controller, &signal)?;
+    let built = build::build::<P::Client>(&spec.controller, &signal)?;
     let epoch = tokio::time::Instant::now().into_std();
     let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
@@ -96,7 +97,7 @@ where
             name: name.to_owned(),
             settings: Default::default(),
         };
-        let built = controllers::build::<P::Client>(&other, &signal)?;
+        let built = build::build::<P::Client>(&other, &signal)?;
         let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
         let transport = P::Client::client_transport(sampler, &scenario.transport)?;
         others.push(Other {
@@ -303,13 +304,13 @@ where
 /// One of a mixed run's other controllers, built for the run's stack.
 struct Other<H: Host> {
     name: String,
-    built: controllers::BuiltController<H>,
+    built: build::BuiltController<H>,
     transport: Arc<H::Transport>,
 }
 
 fn flow_metrics_of<H: Host>(
     flow: &Flow<H>,
-    built: &controllers::BuiltController<H>,
+    built: &build::BuiltController<H>,
     scenario: &Scenario,
     end: Duration,
     epoch: std::time::Instant,

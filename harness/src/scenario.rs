@@ -693,21 +693,81 @@ fn check_labels(grid: &Grid) -> Result<()> {
     Ok(())
 }
 
+/// What identifies a run's physics: everything but labels.
+#[derive(Serialize)]
+struct Identity<'a> {
+    link: &'a netsim::LinkConfig,
+    transfer: &'a Transfer,
+    flows: u32,
+    #[serde(with = "crate::units::duration")]
+    flow_stagger: Duration,
+    transport: &'a TransportSettings,
+    clock: netsim::Clock,
+    /// The host stack (absent for quinn, so quinn run ids are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stack: Option<crate::stack::Stack>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    receiver: Option<crate::stack::Stack>,
+    controller: &'a ControllerSpec,
+    seed: u64,
+    /// ns-3's scenario, on that backend (absent on netsim, so netsim run ids are unchanged).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    ns3: Option<&'a netsim_ns3::Ns3Config>,
+}
+
+/// 64-bit FNV-1a.
+pub fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
+}
+
+/// The stable run id of `controller` with `seed` on the point `scenario`: a hash of the
+/// scenario parameters (not its labels), the controller spec and the seed, as 16 hex digits.
+/// Here rather than on [`crate::spec::RunSpec`] so that a grid can refuse two equal runs
+/// without building its runs.
+pub fn run_id(scenario: &Scenario, controller: &ControllerSpec, seed: u64) -> String {
+    let s = scenario;
+    let identity = Identity {
+        link: &s.link,
+        transfer: &s.transfer,
+        flows: s.flows,
+        flow_stagger: s.flow_stagger,
+        transport: &s.transport,
+        clock: s.clock,
+        stack: s.stack.filter(|&stack| stack != crate::stack::Stack::Quinn),
+        receiver: s.receiver,
+        controller,
+        seed,
+        ns3: s.backend.ns3(),
+    };
+    let json = serde_json::to_string(&identity).unwrap_or_default();
+    format!("{:016x}", fnv1a(json.as_bytes()))
+}
+
 /// Refuses a grid in which two runs are one run: the same parameters once parsed, controller
 /// and seed (one run id), e.g. an axis listing `"2Mbps"` and `"2000kbps"`, or `"1s"` and
 /// `"1000ms"`. A sweep would write that run twice under one id, which merge then refuses.
 fn check_distinct_runs(grid: &Grid) -> Result<()> {
     let mut seen = std::collections::HashMap::new();
-    for spec in crate::sweep::expand(grid) {
+    // In grid order (point, controller, seed), as `crate::sweep::expand` lists the runs.
+    let runs = grid.points.iter().flat_map(|point| {
+        grid.controllers.iter().flat_map(move |controller| {
+            grid.seeds
+                .iter()
+                .map(move |&seed| (point, controller, seed))
+        })
+    });
+    for (point, controller, seed) in runs {
         let label = || {
             format!(
                 "point `{}`, controller `{}`, seed {}",
-                spec.scenario.point,
-                spec.controller.label(),
-                spec.seed
+                point.point,
+                controller.label(),
+                seed
             )
         };
-        if let Some(first) = seen.insert(spec.run_id(), label()) {
+        if let Some(first) = seen.insert(run_id(point, controller, seed), label()) {
             return Err(HarnessError::bad_input(format!(
                 "{first} and {} are the same run (equal values once parsed, in other spellings): \
                  list each axis value, controller and seed once",

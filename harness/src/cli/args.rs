@@ -6,7 +6,7 @@ use std::time::Duration;
 use clap::{Args, ValueEnum};
 use toml::Value;
 
-use super::overrides::{
+use super::parse::{
     parse_bytes, parse_duration, parse_gilbert_elliott, parse_key_value, parse_knob, parse_rate,
 };
 use crate::shard::Shard;

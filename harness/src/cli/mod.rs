@@ -14,6 +14,7 @@ mod args;
 mod commands;
 mod output;
 mod overrides;
+mod parse;
 
 pub use args::*;
 use commands::{
