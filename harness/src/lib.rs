@@ -35,7 +35,8 @@
 //!   `presets`, `controllers`);
 //! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
 //! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
-//! - [`controllers`]: the registry of controllers and their validated knobs;
+//! - [`controllers`]: the registry of controllers and their validated knobs (no host stack);
+//!   [`build`]: a registered controller's factory on quinn or noq;
 //! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
 //!   the host stacks (quinn, noq) behind one interface;
 //!   [`sampler`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
