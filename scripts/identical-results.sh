@@ -8,11 +8,13 @@
 # Experiments: the demo (quinn), PETRA's Table 4.2 grid (quinn and noq), and, when both
 # binaries have the ns3 feature, ns3-chain on quinn and noq. On noq every controller but bbr3
 # runs: noq's BBRv3 draws from an RNG noq 1.4 does not let us seed, so its runs (marked
-# "reproducible": false) differ between any two runs of one binary.
+# "reproducible": false) differ between any two runs of one binary. Then the batch path: the
+# demo as a two-shard sweep per build, each merged; the merged reports must be identical and
+# the shard files must hold the same lines (in the order the runs finished).
 set -euo pipefail
 
 if [ $# -lt 3 ]; then
-  sed -n '2,9p' "$0" >&2
+  sed -n '2,13p' "$0" >&2
   exit 2
 fi
 old=$1 new=$2 out=$3
@@ -56,4 +58,23 @@ for e in "${experiments[@]}"; do
     status=1
   fi
 done
+for side in old new; do
+  bin=$old
+  [ $side = new ] && bin=$new
+  for shard in 0/2 1/2; do
+    "$bin" sweep --preset demo --seeds "$seeds" --shard "$shard" --out "$out/$side/sweep" >/dev/null 2>&1
+  done
+  "$bin" merge "$out/$side/sweep" --json "$out/$side/sweep-merged.json" >/dev/null
+done
+same=true
+cmp -s "$out/old/sweep-merged.json" "$out/new/sweep-merged.json" || same=false
+for f in "$out"/old/sweep/*.jsonl; do
+  cmp -s <(sort "$f") <(sort "$out/new/sweep/$(basename "$f")") || same=false
+done
+if $same; then
+  echo "identical: demo sweep in two shards, merged"
+else
+  echo "DIFFERENT: demo sweep (diff -r $out/old/sweep $out/new/sweep)"
+  status=1
+fi
 exit $status
