@@ -730,23 +730,7 @@ fn the_documented_forms_run() {
 #[test]
 fn merge_refuses_to_overwrite_its_inputs() {
     let dir = tempfile::tempdir().unwrap();
-    let output = run_in(
-        dir.path(),
-        &[
-            "sweep",
-            "--out",
-            "r",
-            "--duration",
-            "1s",
-            "--seeds",
-            "1",
-            "--controllers",
-            "newreno",
-            "-q",
-        ],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
-    let before = std::fs::read(dir.path().join("r/shard-0-of-1.jsonl")).unwrap();
+    let before = common::sweep_file(dir.path(), "r", "1s", "1", "newreno").into_bytes();
     let output = run_in(
         dir.path(),
         &["merge", "r", "--jsonl", "r/shard-0-of-1.jsonl"],

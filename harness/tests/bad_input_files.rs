@@ -20,11 +20,7 @@ const QUICK: &[&str] = &[
 ];
 
 fn sweep_into(dir: &Path, out: &str) -> Vec<u8> {
-    let mut args = vec!["sweep", "--out", out];
-    args.extend_from_slice(QUICK);
-    let output = run_in(dir, &args);
-    assert!(output.status.success(), "{}", stderr(&output));
-    std::fs::read(dir.join(out).join("shard-0-of-1.jsonl")).unwrap()
+    common::sweep_file(dir, out, "1s", "1", "newreno").into_bytes()
 }
 
 /// Runs `args` in `dir`; it must be refused (exit 2) with `needle` in its message, and

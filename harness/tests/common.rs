@@ -30,6 +30,34 @@ pub fn run_report(dir: &Path, args: &[&str], file: &str) -> serde_json::Value {
     serde_json::from_str(&std::fs::read_to_string(dir.join(file)).unwrap()).unwrap()
 }
 
+/// The arguments of a quiet one-shard sweep of the demo into `out`.
+pub fn sweep_args<'a>(
+    out: &'a str,
+    duration: &'a str,
+    seeds: &'a str,
+    controllers: &'a str,
+) -> [&'a str; 10] {
+    [
+        "sweep",
+        "--out",
+        out,
+        "--duration",
+        duration,
+        "--seeds",
+        seeds,
+        "--controllers",
+        controllers,
+        "-q",
+    ]
+}
+
+/// [`sweep_args`] run in `dir`; asserts that it succeeded and returns its result file's text.
+pub fn sweep_file(dir: &Path, out: &str, duration: &str, seeds: &str, controllers: &str) -> String {
+    let output = run_in(dir, &sweep_args(out, duration, seeds, controllers));
+    assert!(output.status.success(), "{}", stderr(&output));
+    std::fs::read_to_string(dir.join(out).join("shard-0-of-1.jsonl")).unwrap()
+}
+
 /// stderr as text.
 pub fn stderr(output: &Output) -> String {
     String::from_utf8_lossy(&output.stderr).into_owned()

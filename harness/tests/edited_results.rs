@@ -10,26 +10,15 @@ use std::path::Path;
 use common::{run_in, stderr};
 use serde_json::Value;
 
-const SWEEP: &[&str] = &[
-    "sweep",
-    "--out",
-    "r",
-    "--duration",
-    "2s",
-    "--seeds",
-    "2",
-    "--controllers",
-    "newreno",
-    "-q",
-];
+/// The sweep whose result file the tests edit, and resume.
+const SWEEP: [&str; 4] = ["r", "2s", "2", "newreno"];
 
 /// A sweep's result file, as JSON lines.
 fn swept(dir: &Path) -> Vec<Value> {
     let _ = std::fs::remove_dir_all(dir.join("r"));
-    let output = run_in(dir, SWEEP);
-    assert!(output.status.success(), "{}", stderr(&output));
-    let text = std::fs::read_to_string(dir.join("r/shard-0-of-1.jsonl")).unwrap();
-    text.lines()
+    let [out, duration, seeds, controllers] = SWEEP;
+    common::sweep_file(dir, out, duration, seeds, controllers)
+        .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
 }
@@ -41,7 +30,9 @@ fn write(dir: &Path, lines: &[Value]) {
 
 /// merge and the resumed sweep both refuse the edited file, naming `needles`.
 fn refused(dir: &Path, needles: &[&str]) {
-    for args in [&["merge", "r"][..], SWEEP] {
+    let [out, duration, seeds, controllers] = SWEEP;
+    let sweep = common::sweep_args(out, duration, seeds, controllers);
+    for args in [&["merge", "r"][..], &sweep[..]] {
         let output = run_in(dir, args);
         let err = stderr(&output);
         assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");

@@ -2,6 +2,8 @@
 //! or is refused as bad input (exit code 2) with a message that names what is wrong; nothing
 //! panics. Seeded (ChaCha), so a failure reproduces.
 
+mod common;
+
 use harness::scenario::{Grid, Source, load};
 use proptest::prelude::*;
 use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
@@ -380,24 +382,7 @@ fn edit_strategy() -> impl Strategy<Value = Edit> {
 
 /// A small sweep's result file: 2 controllers x 2 seeds, 4 run lines after the header.
 fn swept_file(dir: &std::path::Path) -> String {
-    let status = std::process::Command::new(env!("CARGO_BIN_EXE_harness"))
-        .current_dir(dir)
-        .args([
-            "sweep",
-            "--out",
-            "r",
-            "--duration",
-            "2s",
-            "--seeds",
-            "2",
-            "--controllers",
-            "newreno,karak",
-            "-q",
-        ])
-        .status()
-        .unwrap();
-    assert!(status.success());
-    std::fs::read_to_string(dir.join("r/shard-0-of-1.jsonl")).unwrap()
+    common::sweep_file(dir, "r", "2s", "2", "newreno,karak")
 }
 
 /// `text` with `edit` applied; whether the edit changed a checked field's value.
