@@ -466,13 +466,13 @@ impl Ledger {
             if top <= first {
                 continue;
             }
-            // The fast path: nothing below `clean_from` in the batch is outstanding, and
-            // everything from it on is, so the count needs no scan; when it equals `k`, every
-            // candidate is acknowledged and nothing is guessed.
+            // The fast path: when nothing below `clean` is outstanding (and everything from
+            // it on is, by `clean_from`), the candidates are counted without a scan; when they
+            // number `k`, every one is acknowledged and nothing is guessed.
             let clean = first.max(self.clean_from).min(top);
             if self.resolved_below(clean) && k == top - clean {
-                for i in (clean - self.base) as usize..(top - self.base) as usize {
-                    self.packets[i] = ACKED;
+                for slot in (clean - self.base) as usize..(top - self.base) as usize {
+                    self.packets[slot] = ACKED;
                 }
                 self.clean_from = self.clean_from.max(top);
                 continue;
