@@ -69,6 +69,10 @@ pub struct RoundRtt {
     /// The smallest sample of the round: Vegas' per-round `RTT` (Linux `tcp_vegas.c` takes the
     /// minimum to filter out delayed-ACK noise).
     pub min: Duration,
+    /// The mean of the round's samples: Vegas' `Actual` as the original reads it (bytes over
+    /// the RTT they took, Brakmo and Peterson 1995, section 3.2), which keeps the spread that
+    /// an 802.11 path's retries and backoffs add.
+    pub mean: Duration,
     /// Samples taken in the round.
     pub samples: u32,
 }
@@ -91,6 +95,8 @@ pub struct RttRounds {
     round_min: Option<Duration>,
     /// Samples in the current round.
     round_samples: u32,
+    /// Sum of the current round's samples, nanoseconds (saturating).
+    round_sum_ns: u64,
     /// The latest sample.
     latest: Option<Duration>,
 }
@@ -105,12 +111,19 @@ impl RttRounds {
         self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
         self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
         self.round_samples = self.round_samples.saturating_add(1);
+        let ns = u64::try_from(rtt.as_nanos()).unwrap_or(u64::MAX);
+        self.round_sum_ns = self.round_sum_ns.saturating_add(ns);
     }
 
     /// Closes the current round: its RTTs, if it had any samples, and a fresh round begins.
     pub fn end_round(&mut self) -> Option<RoundRtt> {
         let samples = std::mem::take(&mut self.round_samples);
-        self.round_min.take().map(|min| RoundRtt { min, samples })
+        let sum = std::mem::take(&mut self.round_sum_ns);
+        self.round_min.take().map(|min| RoundRtt {
+            min,
+            mean: Duration::from_nanos(sum / u64::from(samples.max(1))),
+            samples,
+        })
     }
 
     /// Forgets the base RTT: the next sample starts a new minimum. For a path that may have
@@ -242,6 +255,7 @@ mod tests {
             t.end_round(),
             Some(RoundRtt {
                 min: ms(100),
+                mean: ms(110),
                 samples: 3
             })
         );
@@ -251,6 +265,7 @@ mod tests {
             t.end_round(),
             Some(RoundRtt {
                 min: ms(150),
+                mean: ms(150),
                 samples: 1
             })
         );
