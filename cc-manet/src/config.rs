@@ -37,14 +37,32 @@ cc_core::port_config! {
             /// round above it. Keeps a multi-hop 802.11 chain near its best window (Fu et al.,
             /// INFOCOM 2003: about h/4 packets).
             backlog_bound: bool = true, Range::Any;
-            /// Lower backlog threshold alpha, packets (Linux `tcp_vegas.c`: 2).
+            /// Lower backlog threshold alpha, packets: Vegas' original band of one to three
+            /// packets queued (ns-2's `v_alpha_ 1`, `v_beta_ 3`; Linux `tcp_vegas.c` widened it
+            /// to 2 and 4). One packet queued keeps the bottleneck busy; on an 802.11 chain each
+            /// packet more is contention, not throughput (Fu et al.).
             alpha: f64 = 2.0, BACKLOG;
-            /// Upper backlog threshold beta, packets (Linux `tcp_vegas.c`: 4).
+            /// Upper backlog threshold beta, packets (ns-2: 3).
             beta: f64 = 4.0, BACKLOG;
+            /// Mechanism 1d, the round's RTT as the mean of its samples, as Vegas' `Actual`
+            /// (bytes over the RTT the segment took, Brakmo and Peterson 1995, section 3.2)
+            /// reads it; with false, the round's minimum (Linux `tcp_vegas.c`, which filters
+            /// delayed-ACK noise). On an 802.11 chain contention shows as retries and backoffs
+            /// that spread the samples while the minimum stays low; the mean sees them.
+            mean_round_rtt: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
             /// loss. With the backlog bound only.
             slow_start_exit: bool = true, Range::Any;
+            /// Mechanism 1c, conservative slow start below the bound (HyStart++, RFC 9406
+            /// section 4.2, `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog
+            /// was under 1 packet (Vegas' slow-start exit threshold: the pipe is not full), the
+            /// window grows by a quarter of the bytes acknowledged, 1.25x per round trip (BBR's
+            /// probing gain), instead of a datagram per round trip. After a random loss on a
+            /// long path the window then refills the pipe in a few round trips instead of
+            /// tens; at the few datagrams of an 802.11 chain a quarter is about one datagram,
+            /// Vegas' own step.
+            empty_queue_css: bool = true, Range::Any;
             /// Mechanism 2, CUBIC's growth (RFC 9438 section 4, with its Reno-friendly region)
             /// whenever the window may grow; with false, Reno's one datagram per round trip.
             /// The stacks' default is CUBIC: on clean and high-BDP paths its growth is what
@@ -83,6 +101,12 @@ cc_core::port_config! {
             /// ProbeRTT's order (200 ms in 10 s). A competitor that arrives later is found
             /// within that many rounds.
             probe_backoff_max: u64 = 8, Range::Integer { min: 1, max: 1000 };
+            /// Mechanism 5b, the base RTT expires after 10 s without a sample at or below it
+            /// and is re-measured in a drain probe's round, this flow's own queue drained (BBR's
+            /// `min_rtt` filter and ProbeRTT, Cardwell et al., ACM Queue 2016; Copa's RTTmin
+            /// window, NSDI 2018 section 2.1). On a MANET a route that got longer makes an old
+            /// base read as a standing queue long before any timeout.
+            refresh_base_rtt: bool = true, Range::Any;
             /// Mechanism 5, a new base RTT after a timeout (persistent congestion): on a MANET
             /// the route may have changed, and the old base would read the new path's longer
             /// RTT as a standing queue (Vegas' known failure after a reroute; Linux's

@@ -20,8 +20,19 @@ const RECENT_ROUNDS: usize = 4;
 /// coexist-manet (README, "Which controller for my path"): with 1/2, the contention delay of an
 /// 802.11 chain, which a smaller window reduces by less than half, read as a competitor's queue.
 const DRAIN_KEEPS: f64 = 0.75;
-/// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1).
+/// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1); below it, the
+/// pipe is not full and the next round grows as HyStart++'s conservative slow start.
 const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
+/// HyStart++'s conservative slow start grows by the acknowledged bytes over this (RFC 9406
+/// section 4.3: `CSS_GROWTH_DIVISOR` = 4).
+const CSS_GROWTH_DIVISOR: u64 = 4;
+/// The smallest window a drain probe sends, datagrams: two in flight on quinn 0.11 (its send
+/// check carries one less than the window), so that the probe measures the path, not the
+/// peer's ACK delay.
+const PROBE_FLOOR_PACKETS: u64 = 3;
+/// How long a base RTT stands without a sample at or below it (BBR's `MinRTTFilterLen`,
+/// Cardwell et al., ACM Queue 2016; Copa's RTTmin window, NSDI 2018 section 2.1: 10 s).
+const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -39,6 +50,9 @@ pub struct Manet {
     mode: ManetMode,
     /// Whether the backlog bound lets the window grow this round.
     may_grow: bool,
+    /// Whether the last round's backlog was under 1 packet, so that this round grows as
+    /// conservative slow start (with `empty_queue_css`).
+    queue_empty: bool,
     /// Bytes the current ACK frame newly acknowledged.
     frame_acked: u64,
     /// The window when the current round began (Vegas' `Actual` is what was sent over it).
@@ -58,6 +72,10 @@ pub struct Manet {
     recent_next: usize,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
+    /// When the base RTT was last set (a sample at or below it).
+    base_stamp: Option<cc_core::Instant>,
+    /// When the latest ACK frame was processed.
+    latest_frame: Option<cc_core::Instant>,
 }
 
 /// A drain probe under way: what the round before it measured and held.
@@ -67,6 +85,14 @@ struct DrainProbe {
     start_delay: Duration,
     /// The window before the probe cut it (BBR's `prior_cwnd`).
     prior_cwnd: u64,
+    /// Whether a round has ended since the cut. The round that ends first acknowledges packets
+    /// sent before the cut, at the old window; only the next one measures the drained queue
+    /// (BBR's ProbeRTT likewise waits for the in-flight data to fall to its target before it
+    /// measures).
+    settled: bool,
+    /// Whether the probe re-measures an expired base RTT: the base restarts with the measured
+    /// round, whose queue this flow has drained (BBR's ProbeRTT).
+    refresh_base: bool,
 }
 
 /// Slow start or congestion avoidance.
@@ -103,6 +129,9 @@ pub enum ManetDecision {
     /// After `competitive_rounds` rounds with a standing queue: the window is set to the
     /// backlog-free window `cwnd - Diff` for one round, which drains a queue this flow built.
     DrainProbe,
+    /// The first round after a drain probe's cut: its packets were sent at the old window, so
+    /// the window stays cut and the next round is the one measured.
+    ProbeSettle,
     /// The probe's queue drained (it lost at least a quarter of its delay): the queue was this
     /// flow's; the window goes back to its value before the probe, and the next probe waits
     /// twice as long.
@@ -134,6 +163,7 @@ impl ManetDecision {
             Self::Hold => "hold",
             Self::Decrease => "decrease",
             Self::DrainProbe => "drain_probe",
+            Self::ProbeSettle => "probe_settle",
             Self::Drained => "drained",
             Self::EnterCompetitive => "enter_competitive",
             Self::Competitive => "competitive",
@@ -165,6 +195,7 @@ impl Manet {
             phase: ManetPhase::SlowStart,
             mode: ManetMode::Delay,
             may_grow: true,
+            queue_empty: false,
             frame_acked: 0,
             in_recovery: false,
             queued_rounds: 0,
@@ -174,6 +205,8 @@ impl Manet {
             recent_next: 0,
             last_decision: None,
             last_diff: None,
+            base_stamp: None,
+            latest_frame: None,
         }
     }
 
@@ -240,6 +273,7 @@ impl Manet {
     }
 
     fn decide_round(&mut self) -> ManetDecision {
+        self.queue_empty = false;
         let round = self.rtt.end_round();
         if !self.config.backlog_bound() {
             self.may_grow = true;
@@ -252,16 +286,23 @@ impl Manet {
         let (Some(round), Some(base)) = (round, self.rtt.base()) else {
             return ManetDecision::NoSample;
         };
-        let Some(backlog) = VegasBacklog::new(self.round_start_cwnd, mtu, base, round.min) else {
+        let c = Arc::clone(&self.config);
+        let round_rtt = if c.mean_round_rtt() {
+            round.mean
+        } else {
+            round.min
+        };
+        let Some(backlog) = VegasBacklog::new(self.round_start_cwnd, mtu, base, round_rtt) else {
             return ManetDecision::NoSample;
         };
+        // Copa's standing queue (section 2.1: the smallest RTT over a recent window) for the
+        // mode switch: the queue a competitor holds shows in every sample.
         let delay = round.min.saturating_sub(base);
         let recent_max = self.recent_delay.iter().copied().max().unwrap_or_default();
         self.recent_delay[self.recent_next] = delay;
         self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS;
         let diff = backlog.diff_packets;
         self.last_diff = Some(diff);
-        let c = Arc::clone(&self.config);
         if self.phase == ManetPhase::SlowStart {
             if c.slow_start_exit() && diff > SLOW_START_EXIT_BACKLOG {
                 // Vegas slow start (Brakmo and Peterson 1995, section 3.3; Linux tcp_vegas.c):
@@ -277,58 +318,52 @@ impl Manet {
             }
             return ManetDecision::Grow;
         }
+        if let Some(probe) = self.probe.as_mut().filter(|probe| !probe.settled) {
+            probe.settled = true;
+            if probe.refresh_base {
+                self.forget_base();
+            }
+            self.may_grow = false;
+            return ManetDecision::ProbeSettle;
+        }
+        if let Some(probe) = self.probe.take() {
+            return self.judge_probe(probe, delay);
+        }
         if self.mode == ManetMode::Competitive {
             self.may_grow = true;
             // Copa: the queue is nearly empty when its delay is under a tenth of its recent
             // maximum; then the queue can be this flow's own again.
             if delay <= recent_max / 10 {
-                self.mode = ManetMode::Delay;
-                self.queued_rounds = 0;
+                self.leave_competitive();
                 return ManetDecision::LeaveCompetitive;
             }
             return ManetDecision::Competitive;
         }
-        if let Some(probe) = self.probe.take() {
-            // A queue this flow built drains in the round it sends only the backlog-free
-            // window; one that keeps most of its delay is not (only) this flow's.
-            self.queued_rounds = 0;
-            if delay >= probe.start_delay.mul_f64(DRAIN_KEEPS) {
-                self.mode = ManetMode::Competitive;
-                self.probe_interval = c.competitive_rounds();
-                self.may_grow = true;
-                return ManetDecision::EnterCompetitive;
+        if self.base_expired() {
+            // BBR's min_rtt expiry (Cardwell et al. 2016; 10 s, as Copa's RTTmin window): a
+            // route that changed under a MANET flow, or a path that got longer, makes the old
+            // base read as a standing queue. The base is re-measured in a drain probe's
+            // round, with this flow's own queue drained (BBR's ProbeRTT); a window too small
+            // to drain a datagram holds no queue worth draining.
+            if self.start_probe(&backlog, delay, true) {
+                return ManetDecision::DrainProbe;
             }
-            if c.probe_restore() {
-                // BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux tcp_bbr.c
-                // bbr_restore_cwnd): the probe answered its question, so the window goes back
-                // to what it was instead of regrowing a datagram per round.
-                let cwnd = self.window.cwnd().max(probe.prior_cwnd);
-                self.window.set_cwnd(cwnd);
-                self.cubic.start_at(self.cwnd_packets());
-            }
-            // Each probe that finds the queue to be this flow's doubles the wait for the next,
-            // so that probing costs a bounded share of the rounds (BBR's ProbeRTT: 200 ms in
-            // 10 s) while a competitor that arrives later is still found.
-            let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
-            self.probe_interval = self.probe_interval.saturating_mul(2).min(cap);
-            self.may_grow = false;
-            return ManetDecision::Drained;
+            self.forget_base();
         }
-        if diff >= c.alpha() {
+        // A round has a standing queue when this flow keeps `alpha` packets queued, or when
+        // the queueing delay reaches the base RTT: a bottleneck queue of a BDP or more, which a
+        // flow holding under `alpha` packets there builds alone only on a path of under
+        // `alpha` packets' BDP (BBR keeps its own queue under a BDP, cwnd_gain 2). Either way
+        // the drain probe tells whose the queue is.
+        if diff >= c.alpha() || delay >= base {
             self.queued_rounds += 1;
         } else {
             self.queued_rounds = 0;
         }
-        if c.competitive_mode() && self.queued_rounds >= self.probe_interval && !delay.is_zero() {
-            // Copa's test needs a queue that empties now and then; a Vegas window holds a
-            // steady one, so drain it on purpose and watch (Copa, section 2.2).
-            self.probe = Some(DrainProbe {
-                start_delay: delay,
-                prior_cwnd: self.window.cwnd(),
-            });
-            self.window.set_cwnd(backlog.target_bytes);
-            self.cubic.start_at(self.cwnd_packets());
-            self.may_grow = false;
+        if c.competitive_mode()
+            && self.queued_rounds >= self.probe_interval
+            && self.start_probe(&backlog, delay, false)
+        {
             return ManetDecision::DrainProbe;
         }
         if diff > c.beta() {
@@ -346,8 +381,94 @@ impl Manet {
             ManetDecision::Hold
         } else {
             self.may_grow = true;
+            self.queue_empty = diff < SLOW_START_EXIT_BACKLOG;
             ManetDecision::Grow
         }
+    }
+
+    /// Starts a drain probe: the window is cut to the backlog-free window for a round, so
+    /// that Copa's test (section 2.2: does the queue empty?) has a queue that could. Copa's
+    /// test needs a queue that empties now and then; a Vegas window holds a steady one, so it is
+    /// drained on purpose. Returns false, and probes nothing, where the cut would not remove a
+    /// datagram.
+    fn start_probe(&mut self, backlog: &VegasBacklog, delay: Duration, refresh_base: bool) -> bool {
+        let mtu = self.window.mtu();
+        let cwnd = self.window.cwnd();
+        // A base re-measurement drains to half the backlog-free window (BBRv2's ProbeRTT
+        // cwnd gain of 0.5): the backlog-free window is computed from the old base, and a
+        // queue left by its error would raise the new base, probe after probe.
+        let target = if refresh_base {
+            backlog.target_bytes / 2
+        } else {
+            backlog.target_bytes
+        };
+        // At least two datagrams in flight, so that the probe's RTT samples are not the
+        // peer's ACK delay (RFC 9000 section 13.2.2: a receiver acknowledges every second
+        // ack-eliciting packet, a lone one only after max_ack_delay).
+        let drained = target.max(PROBE_FLOOR_PACKETS.saturating_mul(mtu));
+        if delay.is_zero() || drained.saturating_add(mtu) > cwnd {
+            return false;
+        }
+        self.probe = Some(DrainProbe {
+            start_delay: delay,
+            prior_cwnd: cwnd,
+            settled: false,
+            refresh_base,
+        });
+        self.queued_rounds = 0;
+        self.window.set_cwnd(drained);
+        self.cubic.start_at(self.cwnd_packets());
+        self.may_grow = false;
+        true
+    }
+
+    /// The probe's verdict, from the queueing delay of the first round sent at the drained
+    /// window: a queue this flow built loses at least a quarter of its delay; one that keeps
+    /// more is not (only) this flow's.
+    fn judge_probe(&mut self, probe: DrainProbe, delay: Duration) -> ManetDecision {
+        let c = Arc::clone(&self.config);
+        if c.probe_restore() {
+            // BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux tcp_bbr.c
+            // bbr_restore_cwnd): the probe answered its question, so the window goes back to
+            // what it was instead of regrowing a datagram per round.
+            let cwnd = self.window.cwnd().max(probe.prior_cwnd);
+            self.window.set_cwnd(cwnd);
+            self.cubic.start_at(self.cwnd_packets());
+        }
+        if delay >= probe.start_delay.mul_f64(DRAIN_KEEPS) {
+            self.mode = ManetMode::Competitive;
+            self.probe_interval = c.competitive_rounds();
+            self.may_grow = true;
+            return ManetDecision::EnterCompetitive;
+        }
+        // Each probe that finds the queue to be this flow's doubles the wait for the next, so
+        // that probing costs a bounded share of the rounds (BBR's ProbeRTT: 200 ms in 10 s)
+        // while a competitor that arrives later is still found.
+        let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
+        self.probe_interval = self.probe_interval.saturating_mul(2).min(cap);
+        self.may_grow = false;
+        ManetDecision::Drained
+    }
+
+    /// Whether the base RTT has gone [`BASE_RTT_LIFETIME`] without a sample at or below it
+    /// (with `refresh_base_rtt`).
+    fn base_expired(&self) -> bool {
+        let (Some(stamp), Some(now)) = (self.base_stamp, self.latest_frame) else {
+            return false;
+        };
+        self.config.refresh_base_rtt() && now.saturating_duration_since(stamp) > BASE_RTT_LIFETIME
+    }
+
+    /// Forgets the base RTT: the next sample starts a new one.
+    fn forget_base(&mut self) {
+        self.rtt.reset_base();
+        self.base_stamp = None;
+    }
+
+    fn leave_competitive(&mut self) {
+        self.mode = ManetMode::Delay;
+        self.queued_rounds = 0;
+        self.probe_interval = self.config.competitive_rounds();
     }
 
     fn enter_avoidance(&mut self) {
@@ -371,7 +492,7 @@ impl Manet {
             self.probe_interval = self.config.competitive_rounds();
             self.may_grow = true;
             if self.config.reset_base_on_timeout() {
-                self.rtt.reset_base();
+                self.forget_base();
             }
             self.cubic.on_reduction(before, self.cwnd_packets());
             ManetDecision::Timeout
@@ -418,6 +539,9 @@ impl CongestionAlgorithm for Manet {
 
     fn on_ack(&mut self, ack: &AckSample) {
         let rtt = ack.latest_rtt();
+        if !rtt.is_zero() && self.rtt.base().is_none_or(|base| rtt <= base) {
+            self.base_stamp = Some(ack.now);
+        }
         self.rtt.on_sample(rtt);
         self.bwe.on_rtt_sample(rtt);
         self.in_recovery = self.recovery.contains(ack.sent);
@@ -439,7 +563,12 @@ impl CongestionAlgorithm for Manet {
                 // chain overshoots the few packets the bound allows before the next round can
                 // stop it.
                 let bounded = self.config.backlog_bound() && self.mode == ManetMode::Delay;
-                if self.config.cubic_growth() && !bounded {
+                if bounded && self.queue_empty && self.config.empty_queue_css() {
+                    // HyStart++'s conservative slow start (RFC 9406 section 4.3): the last
+                    // round saw no standing queue, so the pipe has room; the next round's
+                    // backlog stops the growth.
+                    self.window.grow(ack.bytes / CSS_GROWTH_DIVISOR);
+                } else if self.config.cubic_growth() && !bounded {
                     let mtu = self.window.mtu() as f64;
                     let grown = self.cubic.grown(
                         ack.now,
@@ -460,6 +589,7 @@ impl CongestionAlgorithm for Manet {
     }
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
+        self.latest_frame = Some(end.now);
         let acked = std::mem::take(&mut self.frame_acked);
         if acked > 0 {
             self.bwe.on_ack(end.now, acked);

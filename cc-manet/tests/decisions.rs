@@ -1,10 +1,11 @@
 //! The composite's round decisions on a modelled path: a bottleneck of `PIPE` datagrams per
 //! base RTT behind a queue, so that every datagram beyond the pipe adds a service time to the
-//! RTT. The queue is the flow's own, so every drain probe must find it drained.
+//! RTT. Unless a test adds delay of its own, the queue is the flow's own, so every drain probe
+//! must find it drained.
 
 use std::time::{Duration, Instant};
 
-use cc_core::{AckRoundEnd, AckSample, CongestionAlgorithm, RttSnapshot};
+use cc_core::{AckRoundEnd, AckSample, CongestionAlgorithm, LossSignal, RttSnapshot};
 use cc_manet::{Manet, ManetConfig, ManetDecision, ManetMode};
 
 const MTU: u16 = 1200;
@@ -90,16 +91,24 @@ fn a_drained_probe_restores_the_window_it_cut() {
     assert!(probes.len() >= 3, "{log:?}");
     for &i in &probes {
         let before = log[i].1;
-        // Round i + 1 is sent with the cut window; its end finds the queue drained.
+        // Round i + 1 is sent with the cut window; the probe measures the round after it (the
+        // first whose datagrams all left at the cut window) and finds the queue drained.
         assert_eq!(
             log[i + 1].0,
+            Some(ManetDecision::ProbeSettle),
+            "{:?}",
+            &log[i..]
+        );
+        assert_eq!(
+            log[i + 2].0,
             Some(ManetDecision::Drained),
             "{:?}",
             &log[i..]
         );
         assert!(log[i + 1].1 < before, "the probe cut the window");
+        assert!(log[i + 2].1 < before, "the cut held for the measured round");
         assert_eq!(
-            log[i + 2].1,
+            log[i + 3].1,
             before,
             "restored after round {i}: {:?}",
             &log[i..]
@@ -113,7 +122,7 @@ fn without_restore_the_window_regrows_from_the_probe() {
     config.set_probe_restore(false).unwrap();
     let (_, log) = run(config, 200);
     let i = probe_rounds(&log)[0];
-    assert!(log[i + 2].1 < log[i].1, "{:?}", &log[i..]);
+    assert!(log[i + 3].1 < log[i].1, "{:?}", &log[i..]);
 }
 
 #[test]
@@ -124,7 +133,7 @@ fn each_drained_probe_doubles_the_wait_up_to_the_cap() {
     let (_, log) = run(config, 600);
     let probes = probe_rounds(&log);
     // Rounds from the end of one probe (its Drained round) to the next probe.
-    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - (w[0] + 1)).collect();
+    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - (w[0] + 2)).collect();
     assert!(waits.len() >= 5, "{waits:?}");
     let mut expected = base * 2;
     for &wait in &waits {
@@ -142,7 +151,7 @@ fn without_backoff_probes_keep_their_first_interval() {
     let probes = probe_rounds(&log);
     assert!(probes.len() > 10, "{probes:?}");
     assert!(
-        probes.windows(2).all(|w| w[1] - (w[0] + 1) == base),
+        probes.windows(2).all(|w| w[1] - (w[0] + 2) == base),
         "{probes:?}"
     );
 }
@@ -167,4 +176,89 @@ fn a_vegas_decrease_keeps_growth_linear() {
         }
     }
     assert!(decreases > 0, "the model's queue makes Vegas decrease");
+}
+
+/// The mean window over the last `n` rounds of a log, datagrams.
+fn mean_window(log: &[(Option<ManetDecision>, u64)], n: usize) -> f64 {
+    let tail = &log[log.len() - n..];
+    tail.iter().map(|(_, w)| *w as f64).sum::<f64>() / n as f64 / f64::from(MTU)
+}
+
+#[test]
+fn an_expired_base_rtt_is_remeasured_after_a_longer_route() {
+    // A route that gets longer by the base RTT: the old base reads the difference as a
+    // standing queue, and Vegas shrinks the window under the pipe (competitive mode off, to
+    // see the bound alone). With the refresh, the base is re-measured within BBR's 10 s and
+    // the window returns to the pipe and its bands.
+    let windows = |refresh: bool| {
+        let mut config = ManetConfig::default();
+        config.set_competitive_mode(false).unwrap();
+        config.set_refresh_base_rtt(refresh).unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        let mut log = Vec::new();
+        for round in 0..300 {
+            if round == 60 {
+                path.extra = BASE_RTT;
+            }
+            log.push(path.round(&mut manet));
+        }
+        (manet.base_rtt(), mean_window(&log, 50))
+    };
+    let (base, refreshed) = windows(true);
+    let (stale_base, stale) = windows(false);
+    assert_eq!(base, Some(2 * BASE_RTT), "re-measured");
+    assert_eq!(stale_base, Some(BASE_RTT), "kept");
+    assert!(refreshed >= PIPE as f64, "{refreshed}");
+    assert!(stale < PIPE as f64, "{stale}");
+}
+
+#[test]
+fn an_empty_queue_grows_the_window_a_quarter_per_round() {
+    // A cut far under the pipe (no Westwood floor: CUBIC's 0.7), then rounds with no queue:
+    // HyStart++'s conservative slow start grows 1.25x per round, Reno one datagram.
+    let regrowth = |css: bool| {
+        let mut config = ManetConfig::default();
+        config.set_westwood_floor(false).unwrap();
+        config.set_empty_queue_css(css).unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        for _ in 0..60 {
+            path.round(&mut manet);
+        }
+        for _ in 0..3 {
+            manet.react(LossSignal::FastRetransmit);
+        }
+        let cut = manet.window_state().cwnd();
+        assert!(cut < PIPE * u64::from(MTU) / 2, "{cut}");
+        // Rounds until the window holds the pipe again.
+        (1..100)
+            .find(|_| {
+                path.round(&mut manet);
+                manet.window_state().cwnd() >= PIPE * u64::from(MTU)
+            })
+            .expect("regrows")
+    };
+    let (css, reno) = (regrowth(true), regrowth(false));
+    assert!(css <= 5, "{css} rounds");
+    assert!(reno >= css + 2, "{reno} rounds without, {css} with");
+}
+
+#[test]
+fn a_queue_that_does_not_drain_is_another_flows() {
+    // Another flow's queue: a queueing delay of a full base RTT that the probe's cut does not
+    // shorten. The probe finds it, and the bound is lifted.
+    let mut manet = Manet::new(ManetConfig::default(), MTU);
+    let mut path = Path::new();
+    for _ in 0..40 {
+        path.round(&mut manet);
+    }
+    path.extra = BASE_RTT;
+    let log: Vec<_> = (0..40).map(|_| path.round(&mut manet)).collect();
+    assert!(
+        log.iter()
+            .any(|(d, _)| *d == Some(ManetDecision::EnterCompetitive)),
+        "{log:?}"
+    );
+    assert_eq!(manet.mode(), ManetMode::Competitive);
 }

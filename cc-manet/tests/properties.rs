@@ -24,6 +24,12 @@ fn manet_invariants_hold_with_every_mechanism_off() {
             .set_westwood_floor(false)
             .unwrap()
             .set_competitive_mode(false)
+            .unwrap()
+            .set_empty_queue_css(false)
+            .unwrap()
+            .set_mean_round_rtt(false)
+            .unwrap()
+            .set_refresh_base_rtt(false)
             .unwrap();
         PortController::new(Manet::new(cfg.clone(), mtu), cfg.signal().clone())
     });
