@@ -23,12 +23,15 @@
 //! |---|---|---|
 //! | 1. backlog bound: per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; grow below `alpha`, hold to `beta`, one packet less above | TCP Vegas (Brakmo and Peterson, IEEE JSAC 1995, sections 3.2-3.3); TCP-UB's bands; the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `backlog_bound`, `alpha` (2), `beta` (4) |
 //! | 1b. Vegas' slow-start exit at a backlog of 1 packet | Brakmo and Peterson 1995, section 3.3; Linux `tcp_vegas.c` | `slow_start_exit` |
+//! | 1c. below a backlog of 1 packet (the pipe not full), growth of a quarter of the acknowledged bytes: 1.25x per round trip instead of a datagram | HyStart++'s conservative slow start (RFC 9406 sections 4.2-4.3, `CSS_GROWTH_DIVISOR` = 4) | `empty_queue_css` |
+//! | 1d. the round's RTT as the mean of its samples, not the minimum | Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2); the minimum is Linux `tcp_vegas.c`'s | `mean_round_rtt` |
 //! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
 //! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
-//! | 4. mode switch: after 5 round trips with a standing queue, send the backlog-free window for one round; if the queueing delay keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2) | `competitive_mode`, `competitive_rounds` (5) |
+//! | 4. mode switch: after 5 round trips with a standing queue (`alpha` packets, or a queueing delay of a base RTT), send the backlog-free window (at least 3 datagrams); if the queueing delay of the first round sent at it keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2); RFC 9000 section 13.2.2 for the floor | `competitive_mode`, `competitive_rounds` (5) |
 //! | 4b. after a probe that found the queue to be this flow's, the window returns to its value before the probe | BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux `tcp_bbr.c`, `bbr_restore_cwnd`) | `probe_restore` |
 //! | 4c. each such probe doubles the wait before the next, up to 8x: probing costs a bounded share of the rounds | BBR's ProbeRTT budget (200 ms in 10 s) | `probe_backoff_max` (8) |
 //! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
+//! | 5b. a base RTT with no sample at or below it for 10 s is re-measured in a drain probe to half the backlog-free window | BBR's `min_rtt` filter and ProbeRTT (Cardwell et al., ACM Queue 2016; BBRv2's ProbeRTT cwnd gain 0.5); Copa's 10 s RTTmin window | `refresh_base_rtt` |
 //!
 //! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss
 //! a fast retransmit (reading `persistent_congestion` of [`cc_core::TimeoutReading`]). One reduction per round trip
