@@ -45,7 +45,7 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   probe_restore:probe_restore=false probe_backoff:probe_backoff_max=1 \
   slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false \
   empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false \
-  refresh_base_rtt:refresh_base_rtt=false; do
+  refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false; do
   dir=${ablation%%:*}
   setting=manet.${ablation#*:}
   for preset in demo petra-table-4.2 coexist-wireless chain; do

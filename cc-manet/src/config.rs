@@ -73,6 +73,13 @@ cc_core::port_config! {
             /// window. A random loss on an uncongested path then costs almost nothing; with
             /// false, CUBIC's `0.7 x cwnd`.
             westwood_floor: bool = true, Range::Any;
+            /// Mechanism 3b, Veno's loss reading (Fu and Liew, IEEE JSAC 2003, section II): a
+            /// loss while the last round's backlog was under `beta` packets did not overflow
+            /// this flow's queue, so it is read as random and the window is cut by a fifth
+            /// instead of CUBIC's 30%; the cut keeps the standing queue that keeps the
+            /// bottleneck busy through it. Veno's threshold is its own beta (3); here it is
+            /// the bound's.
+            veno_random_loss: bool = true, Range::Any;
             /// Mechanism 4, Copa's mode switch (Arun and Balakrishnan, NSDI 2018, section 2.2):
             /// after `competitive_rounds` round trips with a standing queue (`Diff >= alpha`),
             /// one round sends only the backlog-free window, which drains a queue this flow

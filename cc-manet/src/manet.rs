@@ -33,6 +33,8 @@ const PROBE_FLOOR_PACKETS: u64 = 3;
 /// How long a base RTT stands without a sample at or below it (BBR's `MinRTTFilterLen`,
 /// Cardwell et al., ACM Queue 2016; Copa's RTTmin window, NSDI 2018 section 2.1: 10 s).
 const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
+/// Veno's cut on a loss it reads as random (Fu and Liew 2003: cwnd x 4/5).
+const VENO_RANDOM_LOSS_BETA: f64 = 0.8;
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -245,11 +247,17 @@ impl Manet {
         self.window.cwnd() as f64 / self.window.mtu() as f64
     }
 
-    /// The cut on a loss: CUBIC's `0.7 x cwnd`, floored by the Westwood+ estimate of the
-    /// backlog-free window where that mechanism is on, never above the window.
+    /// The cut on a loss: CUBIC's `0.7 x cwnd` (Veno's `0.8 x cwnd` when the last round's
+    /// backlog was under `beta`, with `veno_random_loss`), floored by the Westwood+ estimate of
+    /// the backlog-free window where that mechanism is on, never above the window.
     pub fn loss_ssthresh(&self) -> u64 {
         let cwnd = self.window.cwnd();
-        let cubic = cc_core::scale(cwnd, BETA);
+        // TCP Veno (Fu and Liew, IEEE JSAC 2003, section II): a loss while the flow keeps
+        // fewer than beta packets queued did not overflow its queue; it is read as random
+        // and cut by a fifth.
+        let random = self.config.veno_random_loss()
+            && self.last_diff.is_some_and(|diff| diff < self.config.beta());
+        let cubic = cc_core::scale(cwnd, if random { VENO_RANDOM_LOSS_BETA } else { BETA });
         let floor = if self.config.westwood_floor() {
             self.rtt
                 .base()

@@ -220,6 +220,7 @@ fn an_empty_queue_grows_the_window_a_quarter_per_round() {
     let regrowth = |css: bool| {
         let mut config = ManetConfig::default();
         config.set_westwood_floor(false).unwrap();
+        config.set_veno_random_loss(false).unwrap();
         config.set_empty_queue_css(css).unwrap();
         let mut manet = Manet::new(config, MTU);
         let mut path = Path::new();
@@ -261,4 +262,32 @@ fn a_queue_that_does_not_drain_is_another_flows() {
         "{log:?}"
     );
     assert_eq!(manet.mode(), ManetMode::Competitive);
+}
+
+#[test]
+fn a_loss_under_beta_is_cut_by_a_fifth_and_one_over_it_by_cubics_beta() {
+    // Veno: with the last round's backlog under beta the loss is random (x 0.8); over it, the
+    // flow's own queue overflowed (CUBIC's x 0.7). No Westwood floor, to see the factor alone.
+    let cut = |extra: Duration| {
+        let mut config = ManetConfig::default();
+        config.set_westwood_floor(false).unwrap();
+        config.set_competitive_mode(false).unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        for _ in 0..60 {
+            path.round(&mut manet);
+        }
+        path.extra = extra;
+        path.round(&mut manet);
+        let diff = manet.last_diff().expect("a round's backlog");
+        let before = manet.window_state().cwnd() as f64;
+        manet.react(LossSignal::FastRetransmit);
+        (diff, manet.window_state().cwnd() as f64 / before)
+    };
+    let (diff, factor) = cut(Duration::ZERO);
+    assert!(diff < ManetConfig::default().beta(), "{diff}");
+    assert!((factor - 0.8).abs() < 0.01, "{factor}");
+    let (diff, factor) = cut(BASE_RTT);
+    assert!(diff > ManetConfig::default().beta(), "{diff}");
+    assert!((factor - 0.7).abs() < 0.01, "{factor}");
 }

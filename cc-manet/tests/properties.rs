@@ -30,6 +30,8 @@ fn manet_invariants_hold_with_every_mechanism_off() {
             .set_mean_round_rtt(false)
             .unwrap()
             .set_refresh_base_rtt(false)
+            .unwrap()
+            .set_veno_random_loss(false)
             .unwrap();
         PortController::new(Manet::new(cfg.clone(), mtu), cfg.signal().clone())
     });
