@@ -43,12 +43,6 @@ cc_core::port_config! {
             /// bottleneck, where the test reads most drop-tail losses as random and PETRA takes
             /// up to 4x a competing Cubic's goodput (docs/results/coexist.md).
             recovery_rtt_test: bool = true, Range::Any;
-            /// Whether a loss inside the current recovery period also resets the bandwidth
-            /// estimate (section 4.1.1 resets it "whenever a loss event occurs"). Default false:
-            /// in TCP the later losses of a window are retransmitted within the same fast
-            /// recovery and are no new loss event, so only the loss that starts a recovery
-            /// period (or a persistent congestion) resets it.
-            reset_ebw_in_recovery: bool = false, Range::Any;
             /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
             /// outside slow start (0: none, the stack paces from the window). Not in the paper;
             /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). docs/results/on-noq.md

@@ -130,8 +130,8 @@
 //! - **The estimate is reset once per loss episode.** Section 4.1.1 resets EBW "whenever a
 //!   loss event occurs"; a TCP sender retransmits the later losses of a window within the same
 //!   fast recovery, and they are no new loss event, so losses of packets sent before the current
-//!   recovery period began do not reset it. [`PetraConfig::reset_ebw_in_recovery`] resets on
-//!   those too; measured no different (1.001x [0.997, 1.005] on the demo, 1.000x on the grid).
+//!   recovery period began do not reset it (resetting on those too measured no different:
+//!   docs/results/superseded-knobs.md).
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period
 //!   began do not react again (quinn's `recovery_start_time`); persistent congestion always does.
 //! - **ECN** (absent from the paper) sets ssthresh from the estimate and takes the window down to

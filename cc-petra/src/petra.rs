@@ -400,11 +400,8 @@ impl CongestionAlgorithm for Petra {
     fn on_congestion(&mut self, event: &CongestionEvent) {
         // One reduction per round trip; persistent congestion (the RTO) always reacts.
         if !self.recovery.admits(event) {
+            // The same loss episode (section 4.1.1's "loss event"): the estimate stands.
             self.in_flight = self.in_flight.saturating_sub(event.lost_bytes);
-            if self.config.reset_ebw_in_recovery() {
-                // Knob: section 4.1.1's reset on this loss too (see the knob's docs).
-                self.ebw.reset();
-            }
             return;
         }
         // BytesInFlight() is read with the lost bytes still in it, as TCP counts them at the

@@ -428,25 +428,28 @@ fn bytes_in_flight_counts_sends_and_acknowledgements_between_frames() {
 }
 
 #[test]
-fn a_loss_inside_recovery_resets_the_estimate_only_with_the_knob() {
-    for reset in [false, true] {
-        let mut cfg = PetraConfig::default();
-        cfg.set_reset_ebw_in_recovery(reset).unwrap();
-        let Primed { petra: mut p, now } = primed(cfg, BASE);
-        let event = |at: Duration, sent: Duration, signal| {
-            CongestionEvent::determined(now + at, now + sent, SEG, signal)
-        };
-        p.on_congestion(&event(ms(100), ms(0), LossSignal::FastRetransmit));
-        // A fresh estimate from two frames inside the recovery period.
-        for (t, bytes) in [(110, 12_000), (120, 12_000)] {
-            p.on_ack(&ack(now + ms(t), 110, bytes, true, 120));
-            p.on_end_acks(&end(now + ms(t), 40 * SEG));
-        }
-        assert!(p.ebw().is_some());
-        // A loss of a packet sent before recovery began: same episode.
-        p.on_congestion(&event(ms(130), ms(50), LossSignal::FastRetransmit));
-        assert_eq!(p.ebw().is_none(), reset, "reset_ebw_in_recovery = {reset}");
+fn a_loss_inside_recovery_keeps_the_estimate() {
+    // Section 4.1.1 resets EBW at a loss event; the later losses of one window are no new
+    // event (TCP retransmits them in the same fast recovery), so they keep the estimate.
+    let cfg = PetraConfig::default();
+    let Primed { petra: mut p, now } = primed(cfg, BASE);
+    let event = |at: Duration, sent: Duration, signal| {
+        CongestionEvent::determined(now + at, now + sent, SEG, signal)
+    };
+    p.on_congestion(&event(ms(100), ms(0), LossSignal::FastRetransmit));
+    // A fresh estimate from two frames inside the recovery period.
+    for (t, bytes) in [(110, 12_000), (120, 12_000)] {
+        p.on_ack(&ack(now + ms(t), 110, bytes, true, 120));
+        p.on_end_acks(&end(now + ms(t), 40 * SEG));
     }
+    let before = p.ebw();
+    assert!(before.is_some());
+    // A loss of a packet sent before recovery began: same episode.
+    p.on_congestion(&event(ms(130), ms(50), LossSignal::FastRetransmit));
+    assert_eq!(p.ebw(), before);
+    // A loss of a packet sent after it began: a new episode, a new estimate.
+    p.on_congestion(&event(ms(400), ms(300), LossSignal::FastRetransmit));
+    assert!(p.ebw().is_none());
 }
 
 #[test]

@@ -59,16 +59,6 @@ cc_core::port_config! {
             /// Weight of the previous estimate in the per-ACK-frame bandwidth filter
             /// (`BWE = (1 - a) sample + a BWE_prev`); not used with `westwood_plus`.
             bwe_gain: f64 = WestwoodEstimator::DEFAULT_GAIN, Range::FilterGain;
-            /// Whether a round's backlog uses the window its RTT samples' packets were sent
-            /// under (the window when the round began: Vegas' `Actual` is what was sent over
-            /// the RTT). With false, the window at the round's end, after its slow-start growth,
-            /// as before issue 20 (up to twice too high a backlog in slow start).
-            backlog_from_sent_window: bool = true, Range::Any;
-            /// Whether the per-round decisions also run during a recovery period, and a loss
-            /// always enters congestion avoidance, as before issue 20. With false (default), as
-            /// Linux's Vegas and Westwood+: no decision until the recovery period ends, and after
-            /// a loss the phase follows the window against ssthresh (slow start below it).
-            decide_in_recovery: bool = false, Range::Any;
             /// Pacing rate reported to the stack, as a multiple of the bandwidth estimate
             /// outside slow start (0: none, the stack paces from the window). Not in the paper;
             /// only noq's pacer reads it (quinn 0.11 ignores a controller's rate). docs/results/on-noq.md

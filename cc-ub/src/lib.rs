@@ -95,17 +95,12 @@
 //!   in the open state, and TCP runs no congestion avoidance in fast recovery): a round that
 //!   ends before a packet sent after the loss is acknowledged makes no decision
 //!   ([`UbDecision::InRecovery`]), and after a loss the window slow-starts if it is below the
-//!   new ssthresh, as TCP Westwood does. Before issue 20 decisions ran in recovery and every
-//!   loss entered congestion avoidance (`decide_in_recovery = true`). Measured, same seeds,
-//!   TCP-UB's goodput after over before, geometric mean and 95% CI: 0.970 [0.916, 1.027] on
-//!   the demo (10 seeds), 0.980 [0.975, 0.985] on PETRA's grid (12 rows x 5 seeds).
-//! - **Vegas' `Actual` from the window the round was sent under** (a fix, issue 20): the
-//!   round's RTT samples come from packets sent when it began, so the backlog uses that window,
-//!   not the window after the round's slow-start growth, which could be twice as large and gave
-//!   up to twice the backlog and twice the exit window. Before: `backlog_from_sent_window =
-//!   false`. Measured: 0.970 [0.939, 1.002] on the demo, 0.997 [0.994, 0.999] on the grid.
-//!   Both changes together (the default): 0.972 [0.928, 1.017] and 0.979 [0.973, 0.984];
-//!   TCP-UB over NewReno 0.78 -> 0.76 on the demo, 1.38 -> 1.35 over the grid (geometric mean).
+//!   new ssthresh, as TCP Westwood does.
+//! - **Vegas' `Actual` from the window the round was sent under**: the round's RTT samples
+//!   come from packets sent when it began, so the backlog uses that window, not the window
+//!   after the round's slow-start growth, which can be twice as large and would give up to
+//!   twice the backlog and twice the exit window. The earlier readings of these two rules, and
+//!   what they measured, are in docs/results/superseded-knobs.md.
 //! - **The bandwidth estimate is original Westwood's, per ACK frame.** Westwood+ (the knob
 //!   `westwood_plus`) counts what was delivered per round trip, so it estimates the rate the
 //!   flow achieved, while one sample per ACK frame measures the bottleneck's service rate

@@ -252,17 +252,13 @@ impl Ub {
         let round = self.rtt.end_round();
         let mtu = self.window.mtu();
         let cwnd = self.window.cwnd();
-        if self.in_recovery && !self.config.decide_in_recovery() {
+        if self.in_recovery {
             self.last_decision = Some(UbDecision::InRecovery);
             return UbDecision::InRecovery;
         }
         // Vegas' Actual is what was sent over the RTT: the window the samples' packets went
         // out under, not this round's slow-start growth (Brakmo and Peterson 1995, section 3.2).
-        let sent_window = if self.config.backlog_from_sent_window() {
-            self.round_start_cwnd
-        } else {
-            cwnd
-        };
+        let sent_window = self.round_start_cwnd;
         let backlog = match (round, self.rtt.base()) {
             (Some(round), Some(base)) => VegasBacklog::new(sent_window, mtu, base, round.min),
             _ => None,
@@ -352,9 +348,8 @@ impl Ub {
             // seg_size; if cwnd > ssthresh then cwnd = ssthresh.
             self.window.set_ssthresh(ssthresh);
             self.window.set_cwnd(cwnd.min(self.window.ssthresh()));
-            // Below the new ssthresh TCP slow-starts back up to it; the pre-issue-20 rule
-            // (`decide_in_recovery`) always entered congestion avoidance.
-            self.phase = if self.window.in_slow_start() && !self.config.decide_in_recovery() {
+            // Below the new ssthresh TCP slow-starts back up to it, as TCP Westwood does.
+            self.phase = if self.window.in_slow_start() {
                 self.grow_this_round = true;
                 UbPhase::SlowStart
             } else {

@@ -58,16 +58,27 @@ impl Scenario {
         s
     }
 
-    /// Puts the controller in congestion avoidance without touching its window: a loss whose
-    /// Westwood ssthresh (BWE x BaseRTT) is at least the window, under the pre-issue-20 rule
-    /// (`decide_in_recovery`) that any loss enters congestion avoidance (by default a window
-    /// below ssthresh slow-starts: `losses_and_timeout`). The knob changes nothing else here:
-    /// `react` starts no recovery period.
+    /// Puts the controller in congestion avoidance with a window of `cwnd` packets under an
+    /// ssthresh of BWE x BaseRTT, so that each branch's arithmetic below starts from round
+    /// numbers: a loss whose Westwood ssthresh is at least the window keeps the window and
+    /// slow-starts (`losses_and_timeout`); slow start ends where the window reaches ssthresh,
+    /// so ssthresh is lowered to the window for one acknowledgement that carries no bytes and
+    /// no RTT sample (sent at `now`: zero samples are ignored), then restored. `react` starts
+    /// no recovery period.
     fn in_avoidance(cwnd: u64, bwe_bytes: u64) -> Self {
-        let mut s = Self::with(cwnd, bwe_bytes, |c| {
-            c.set_decide_in_recovery(true).unwrap();
-        });
+        let mut s = Self::new(cwnd, bwe_bytes);
         assert_eq!(s.ub.react(LossSignal::FastRetransmit), UbDecision::Loss);
+        assert_eq!(s.ub.phase(), UbPhase::SlowStart);
+        let ssthresh = s.ub.ssthresh();
+        s.ub.window_state_mut().set_ssthresh(cwnd * SEG);
+        s.ub.on_ack(&AckSample {
+            now: s.now,
+            sent: s.now,
+            bytes: 0,
+            app_limited: false,
+            rtt: RttSnapshot::uniform(ms(100)),
+        });
+        s.ub.window_state_mut().set_ssthresh(ssthresh);
         assert_eq!(s.ub.phase(), UbPhase::CongestionAvoidance);
         assert_eq!(s.ub.window(), cwnd * SEG);
         s
@@ -404,46 +415,32 @@ fn driven_by_quinns_callbacks_rounds_follow_packet_numbers() {
     assert_eq!(ub.window(), 39_600);
     assert_eq!(ub.ssthresh(), 38_400);
 
-    // Before issue 20 (`backlog_from_sent_window = false`) the grown window was used: Diff =
-    // 80 x 25 / 125 = 16, cwnd = 96,000 x 100 / 125 + 1200 = 78,000, twice the right size.
-    let mut cfg = UbConfig::default();
-    cfg.set_backlog_from_sent_window(false).unwrap();
-    let adapter = cc_core::PortController::new(Ub::new(cfg.clone(), MTU), cfg.signal().clone());
-    let mut d = cc_core::testing::Driver::new(adapter);
-    for rtt in [100, 100, 100, 100, 125] {
-        let n = d.controller.algorithm().window() / SEG;
-        d.send(n);
-        d.advance(ms(rtt));
-        d.ack_all();
-    }
-    assert_eq!(d.controller.algorithm().window(), 78_000);
+    // The grown window would have given Diff = 80 x 25 / 125 = 16 and an exit window of
+    // 96,000 x 100 / 125 + 1200 = 78,000, twice the right size.
 }
 
 #[test]
 fn rounds_inside_a_recovery_period_make_no_decision() {
     use cc_core::CongestionEvent;
-    let mut s = Scenario::in_avoidance(20, 12_000);
-    let mut s_default = Scenario::new(20, 12_000);
-    for (s, decides) in [(&mut s, true), (&mut s_default, false)] {
+    for mut s in [
+        Scenario::in_avoidance(20, 12_000),
+        Scenario::new(20, 12_000),
+    ] {
         // A loss detected now of a packet sent 50 ms ago starts a recovery period at `now`.
         let loss =
             CongestionEvent::determined(s.now, s.now - ms(50), SEG, LossSignal::FastRetransmit);
         s.ub.on_congestion(&loss);
+        let window = s.ub.window();
         // A round whose acknowledged packet was sent before the period began (RTT 130 ms:
         // Diff above beta).
         s.now += ms(10);
         s.frame(130, 0);
-        let decision = s.ub.on_round_end(false);
-        if decides {
-            assert_eq!(decision, UbDecision::Decrease, "pre-issue-20 rule");
-        } else {
-            assert_eq!(decision, UbDecision::InRecovery);
-            assert_eq!(s.ub.window(), 20 * SEG, "no decision inside recovery");
-            // A packet sent after the period began ends it: decisions resume.
-            s.now += ms(200);
-            s.frame(130, 0);
-            assert_ne!(s.ub.on_round_end(false), UbDecision::InRecovery);
-        }
+        assert_eq!(s.ub.on_round_end(false), UbDecision::InRecovery);
+        assert_eq!(s.ub.window(), window, "no decision inside recovery");
+        // A packet sent after the period began ends it: decisions resume.
+        s.now += ms(200);
+        s.frame(130, 0);
+        assert_ne!(s.ub.on_round_end(false), UbDecision::InRecovery);
     }
 }
 
