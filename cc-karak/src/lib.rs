@@ -50,10 +50,9 @@
 //!   time_threshold`) instead reads a time-threshold loss, `d` = 1 or 2 (RACK's reordering
 //!   window, which in TCP leads to fast recovery), as "RTO after `d` duplicate ACKs": on QUIC
 //!   those events are frequent and light, quinn's NewReno halves on them, and Karak's 1/8 and
-//!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise. `time_threshold` was
-//!   this crate's default until the measurement in docs/loss-signals.md: on netsim 0.88x
-//!   NewReno on the demo under `time_threshold`, 0.96x under `probe_timeout`, 0.98x under `persistent_congestion`; geometric mean over
-//!   PETRA's grid 0.895x, 0.964x, 0.964x; the ns-3 figures are in docs/results/karak.md.
+//!   1/4 cuts make it *harsher* than its baseline, the reverse of the paper's premise; it
+//!   measures worst of the three readings (docs/loss-signals.md,
+//!   docs/results/port-readings.md).
 //! - **ssthresh after a timeout** is half the window before it (RFC 5681 eq. 4); Table 1 leaves
 //!   it implicit.
 //! - **One reduction per round trip.** Losses of packets sent before the current recovery period
@@ -64,13 +63,10 @@
 //!   packet, the one that saw the most duplicate ACKs (TCP counts them for the segment its RTO
 //!   retransmits), so such a pass is a fast retransmit. quinn names only the pass's largest lost
 //!   packet, so there it reads from the tail: under reading `time_threshold` a timeout after 1 or 2
-//!   duplicate ACKs. Measured on noq's demo (10 seeds): 275 of Karak's 2,681 loss events (10%)
-//!   are such passes, and under the default reading `persistent_congestion` they change nothing (all 10 runs
-//!   byte-identical: a pass without persistent congestion is a fast retransmit whatever its
-//!   `d`); over PETRA's grid 1 event in 6,570. Persistent congestion's `d` is its earliest lost
-//!   packet's too: on noq's demo the persistent events read as `d` = 1 (1.4 per run before)
-//!   now read `d` >= 3, the minimum window, and the runs are identical (after a route break the
-//!   window is at the minimum either way).
+//!   duplicate ACKs. Under the default reading `persistent_congestion` such passes change
+//!   nothing: a pass without persistent congestion is a fast retransmit whatever its `d`
+//!   (docs/results/port-readings.md counts them). Persistent congestion's `d` is its earliest
+//!   lost packet's too; after a route break the window is at the minimum either way.
 //!
 //! The packet and time thresholds the classifier uses ([`KarakConfig::signal`]) must equal the
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):

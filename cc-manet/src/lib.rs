@@ -10,14 +10,14 @@
 //!
 //! # Why a composite
 //!
-//! The five ports of this workspace each win somewhere and lose badly elsewhere (docs/results'
-//! results): a window bounded by the queue it builds wins on multi-hop 802.11 chains (TCP-UB's
-//! Vegas bands and SACK-FeW's slow growth: 1.5-1.7x NewReno at 4 and 8 hops on ns-3, where ns-3's
-//! own TCP Vegas also beats TCP NewReno), a Westwood bandwidth estimate on loss keeps the window
-//! through random losses (PETRA and TCP-UB near BBR on PETRA's grid), and CUBIC's and BBR's
-//! growth win on clean and long paths. Bounded windows starve beside a CUBIC flow (TCP-UB:
-//! 0.03-0.36x its goodput on a shared bottleneck). [`Manet`] combines these mechanisms, each
-//! from its source, each a switch of [`ManetConfig`] so that it can be measured alone:
+//! The five ports of this workspace each win somewhere and lose badly elsewhere (docs/results):
+//! a window bounded by the queue it builds wins on multi-hop 802.11 chains (TCP-UB's Vegas
+//! bands and SACK-FeW's slow growth, as ns-3's own TCP Vegas beats its TCP NewReno there), a
+//! Westwood bandwidth estimate on loss keeps the window through random losses (PETRA and TCP-UB
+//! near BBR on PETRA's grid), and CUBIC's and BBR's growth win on clean and long paths. Bounded
+//! windows starve beside a CUBIC flow. [`Manet`] combines these mechanisms, each from its
+//! source, each a switch of [`ManetConfig`] so that it can be measured alone
+//! (docs/results/manet.md: the scorecard and the ablation):
 //!
 //! | mechanism | source | knob |
 //! |---|---|---|

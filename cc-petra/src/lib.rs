@@ -116,17 +116,12 @@
 //!   once per loss episode, at the loss.
 //! - **Section 4.2.2 applies far more often than in the paper.** The paper's condition
 //!   (`LastRTT x (4 - count) > Timeout`) is rare; QUIC's time threshold declares most losses
-//!   on a lossy multi-hop path (172 of the 181 reactions in one demo run), and 4.2.2's branch
-//!   has no RTT test, so PETRA cuts to ssthresh on random losses that 4.2.3 would have let
-//!   pass. Measured (issue 20, same seeds): PETRA's goodput with the rule is 0.928x [0.910,
-//!   0.946] of its goodput with 4.2.3's test for these losses on the demo (0.82x NewReno
-//!   instead of 0.89x) and 0.987x [0.982, 0.992] over PETRA's grid. The rule is the paper's
-//!   and stays the default; [`PetraConfig::faster_retransmit`] = false gives these losses
-//!   4.2.3's RTT test (this crate's behaviour before issue 20). On noq the rule costs less
-//!   (0.983x [0.972, 0.994] on the demo, 0.980x [0.967, 0.992] over the grid): noq names every
-//!   lost packet, and a pass whose earliest lost packet reached the packet threshold is a fast
-//!   retransmit (1.007x [1.002, 1.012] of PETRA's noq demo goodput against reading the pass's
-//!   largest lost packet, as quinn must).
+//!   on a lossy multi-hop path, and 4.2.2's branch has no RTT test, so PETRA cuts to ssthresh
+//!   on random losses that 4.2.3 would have let pass, which costs it goodput there. The rule
+//!   is the paper's and stays the default; [`PetraConfig::faster_retransmit`] = false gives
+//!   these losses 4.2.3's RTT test. On noq the rule costs less: noq names every lost packet,
+//!   and a pass whose earliest lost packet reached the packet threshold is a fast retransmit.
+//!   What each costs: docs/results/port-readings.md.
 //! - **The estimate is reset once per loss episode.** Section 4.1.1 resets EBW "whenever a
 //!   loss event occurs"; a TCP sender retransmits the later losses of a window within the same
 //!   fast recovery, and they are no new loss event, so losses of packets sent before the current
@@ -142,21 +137,18 @@
 //!   [`PetraConfig::estimate_initial_ssthresh`] turns section 4.1.1 off.
 //! - **Faster start (section 4.1.2.1) is inert under pacing.** It needs the estimated BDP to
 //!   exceed twice the bytes in flight; with ACKs returning at the paced sending rate, the
-//!   estimate is about one window per RTT, so the ratio stays near 1. Measured: with
-//!   `faster_start = false` the demo's 10 runs are identical, 58 of PETRA's grid's 60 runs
-//!   too (the other two, at 8 and 10 Mb/s, differ by 0.2% and 0.004%), and a traced demo run
-//!   takes no faster-start step. The rule stays, as the
-//!   paper's, for a stack or path where ACKs return faster than the sender paced.
+//!   estimate is about one window per RTT, so the ratio stays near 1: with
+//!   `faster_start = false` almost every run is identical (docs/results/port-readings.md). The
+//!   rule stays, as the paper's, for a stack or path where ACKs return faster than the sender
+//!   paced.
 //! - **Sharing a wired bottleneck** (not in the paper's evaluation): section 4.2.3's RTT test
 //!   reads most drop-tail losses beside another flow as random and keeps the window, so PETRA
-//!   takes up to 4.11x a competing Cubic flow's goodput and loses up to 4.05x NewReno's
-//!   packets (docs/results/coexist.md). [`PetraConfig::recovery_rtt_test`] = false cuts at every
-//!   such loss, as TCP Westwood does: 0.52-1.50x Cubic, at 0.991x PETRA's own goodput over its
-//!   grid. The default stays the paper's.
+//!   takes several times a competing Cubic flow's goodput and loses several times NewReno's
+//!   packets (docs/results/coexist.md). [`PetraConfig::recovery_rtt_test`] = false cuts at
+//!   every such loss, as TCP Westwood does. The default stays the paper's.
 //! - **A pacing rate** (not in the paper): [`PetraConfig::pacing_gain`] reports that multiple of
 //!   SEBW outside slow start (default 0: none, the stack paces from the window). Only noq's
-//!   pacer reads it: at 1.25, 1.04x goodput on noq's demo and up to 1.08x at 1 ms, with shorter
-//!   queues (docs/results/on-noq.md).
+//!   pacer reads it (docs/results/on-noq.md).
 //!
 //! [`PetraConfig::install`] sets the port and the transport's loss thresholds together (the
 //! classifier's must equal the transport's). To read a running connection's controller, pass

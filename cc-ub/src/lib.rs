@@ -105,25 +105,21 @@
 //!   `westwood_plus`) counts what was delivered per round trip, so it estimates the rate the
 //!   flow achieved, while one sample per ACK frame measures the bottleneck's service rate
 //!   whenever a queue stands; after a random loss the first keeps ssthresh near the flow's own
-//!   (just reduced) rate. Measured: 1.026 [0.975, 1.080] on the demo, **0.892 [0.868, 0.917]**
-//!   on the grid (alone, against the pre-issue-20 rules); in a traced run of the grid's row 4
-//!   (10 Mb/s, PER 0.5%) ssthresh came from a median 6.4 Mb/s under Westwood+ against 9.5 Mb/s
-//!   per ACK frame, and goodput was 5.4 against 8.9 Mb/s.
+//!   (just reduced) rate, which costs TCP-UB most on random-loss links
+//!   (docs/results/port-readings.md).
 //! - **The base RTT restarts after a timeout** (the paper keeps "the minimum of all RTTs"): on a
 //!   MANET a route change to a longer path would otherwise make TCP-UB see a standing backlog
 //!   until the route shortens again, Vegas' known failure after a reroute. The first sample
 //!   after the timeout starts the new minimum, as Linux's Westwood+ does after a loss timeout.
-//!   Other route changes are not visible to a controller and still leave the old minimum. The
-//!   docs/results/tcp-ub.md's figures were measured with this rule; its effect is in issue 20's note.
+//!   Other route changes are not visible to a controller and still leave the old minimum.
+//!   docs/results/tcp-ub.md's figures were measured with this rule.
 //! - **Whole datagrams on quinn carry one less.** Every cut is an exact multiple of the
 //!   datagram size, and quinn 0.11 stops sending at `in_flight + datagram >= window`, so a
 //!   window of N datagrams carries N - 1 (noq carries N). That is quinn's rule for its own
 //!   controllers too, so it stays by default; `SignalConfig::set_quinn_full_window` shows quinn
-//!   one byte more. Measured (docs/results/on-noq.md): 1.34x goodput on the demo, 1.39x at
-//!   10 ms, which makes TCP-UB 0.91x and 0.98x quinn's NewReno there instead of 0.69x and 0.71x.
+//!   one byte more, which TCP-UB's small windows gain most from (docs/results/on-noq.md).
 //! - **Pacing** (not in the paper): [`UbConfig::pacing_gain`] reports a rate of that multiple
-//!   of the estimate outside slow start (default 0: none); only noq's pacer reads it (0.975x
-//!   [0.939, 1.013] on noq's demo at 1.25, shorter queues).
+//!   of the estimate outside slow start (default 0: none); only noq's pacer reads it.
 //!
 //! The packet and time thresholds the classifier uses ([`UbConfig::signal`]) must equal the
 //! transport's (`TransportConfig::packet_threshold`, `time_threshold`; defaults 3 and 9/8):
@@ -132,11 +128,10 @@
 //!
 //! **Timeout reading.** This port reads QUIC's persistent congestion as its paper's timeout, and
 //! every other loss as a fast retransmit: reading `persistent_congestion` of [`cc_core::TimeoutReading`], its
-//! default (`signal.timeout_reading` selects another). Measured (docs/loss-signals.md): with
-//! the base-RTT restart below, `probe_timeout`, a loss after a probe timeout, does better on netsim's MANET
-//! demo (0.79x NewReno against 0.69x under `persistent_congestion`), because each timeout restarts the base RTT
-//! and `probe_timeout` has many more, and the same on PETRA's grid and on ns-3's 8-hop chain (1.64x against
-//! 1.63x).
+//! default (`signal.timeout_reading` selects another). With the base-RTT restart above,
+//! `probe_timeout` (a loss after a probe timeout) does better on netsim's MANET demo, because each
+//! timeout restarts the base RTT and `probe_timeout` has many more (docs/loss-signals.md,
+//! docs/results/port-readings.md).
 #![deny(missing_docs)]
 
 mod config;
