@@ -45,8 +45,6 @@ pub struct SignalConfig {
     ledger_batches: usize,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     timeout_reading: Option<TimeoutReading>,
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    quinn_full_window: bool,
 }
 
 /// [`SignalConfig`] as read from a file, before [`SignalConfig::validate`].
@@ -60,7 +58,6 @@ struct SignalConfigFields {
     ledger_packets: usize,
     ledger_batches: usize,
     timeout_reading: Option<TimeoutReading>,
-    quinn_full_window: bool,
 }
 
 impl Default for SignalConfigFields {
@@ -73,7 +70,6 @@ impl Default for SignalConfigFields {
             ledger_packets: d.ledger_packets,
             ledger_batches: d.ledger_batches,
             timeout_reading: d.timeout_reading,
-            quinn_full_window: d.quinn_full_window,
         }
     }
 }
@@ -88,7 +84,6 @@ impl TryFrom<SignalConfigFields> for SignalConfig {
             ledger_packets: f.ledger_packets,
             ledger_batches: f.ledger_batches,
             timeout_reading: f.timeout_reading,
-            quinn_full_window: f.quinn_full_window,
         };
         config.validate()?;
         Ok(config)
@@ -188,25 +183,6 @@ impl SignalConfig {
         self.timeout_reading
     }
 
-    /// Whether the port shows quinn a window one byte larger than its own (default false).
-    ///
-    /// quinn 0.11 sends a datagram only while `bytes_in_flight + datagram < window` (its check
-    /// is `>=` to stop), so a window of exactly N datagrams carries N - 1 of them; noq stops at
-    /// `>` and carries N. With this set, the port's window as quinn reads it is one byte more,
-    /// which makes quinn's check noq's: every window the papers state in segments carries that
-    /// many segments. quinn's own controllers cannot be given the same, so a comparison with
-    /// them under this setting favours the port slightly; docs/results/on-noq.md's A/B measures it. No
-    /// effect on noq.
-    pub fn quinn_full_window(&self) -> bool {
-        self.quinn_full_window
-    }
-
-    /// Sets [`Self::quinn_full_window`].
-    pub fn set_quinn_full_window(&mut self, full: bool) -> &mut Self {
-        self.quinn_full_window = full;
-        self
-    }
-
     /// Packets a later acknowledgement must be ahead of a lost one for a fast retransmit.
     /// Must equal `TransportConfig::packet_threshold` ([`crate::install`] sets both).
     pub fn packet_threshold(&self) -> u32 {
@@ -252,7 +228,6 @@ impl Default for SignalConfig {
             ledger_packets: 1024,
             ledger_batches: 128,
             timeout_reading: None,
-            quinn_full_window: false,
         }
     }
 }

@@ -24,6 +24,8 @@ use std::time::Instant;
 pub struct PortController<A> {
     pub(crate) algorithm: A,
     pub(crate) classifier: LossClassifier,
+    /// Whether quinn is shown the window plus one byte ([`Self::with_quinn_full_window`]).
+    pub(crate) quinn_full_window: bool,
 }
 
 impl<A: CongestionAlgorithm> PortController<A> {
@@ -33,6 +35,7 @@ impl<A: CongestionAlgorithm> PortController<A> {
         Self {
             algorithm,
             classifier: LossClassifier::with_default_reading(signal, A::TIMEOUT_READING),
+            quinn_full_window: false,
         }
     }
 
@@ -42,7 +45,27 @@ impl<A: CongestionAlgorithm> PortController<A> {
         Self {
             algorithm,
             classifier: LossClassifier::exact(signal, A::TIMEOUT_READING),
+            quinn_full_window: false,
         }
+    }
+
+    /// Shows quinn a window one byte larger than the algorithm's when `full` (default false).
+    ///
+    /// quinn 0.11 sends a datagram only while `bytes_in_flight + datagram < window` (its check
+    /// is `>=` to stop), so a window of exactly N datagrams carries N - 1 of them; noq stops at
+    /// `>` and carries N. With this set, the port's window as quinn reads it is one byte more,
+    /// which makes quinn's check noq's: every window the papers state in segments carries that
+    /// many segments. quinn's own controllers cannot be given the same, so a comparison with
+    /// them under this setting favours the port slightly; docs/results/on-noq.md's A/B measures
+    /// it. No effect on noq. A port's config carries it (`quinn_full_window`).
+    pub fn with_quinn_full_window(mut self, full: bool) -> Self {
+        self.quinn_full_window = full;
+        self
+    }
+
+    /// Whether quinn is shown the window plus one byte.
+    pub fn quinn_full_window(&self) -> bool {
+        self.quinn_full_window
     }
 
     /// The algorithm's state.

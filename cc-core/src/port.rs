@@ -38,6 +38,13 @@ pub trait PortConfig:
     /// Replaces the loss-signal settings (their own setters have validated them).
     fn set_signal(&mut self, signal: SignalConfig);
 
+    /// Whether the port shows quinn its window plus one byte
+    /// ([`crate::PortController::with_quinn_full_window`]; no effect on noq).
+    fn quinn_full_window(&self) -> bool;
+
+    /// Sets [`Self::quinn_full_window`].
+    fn set_quinn_full_window(&mut self, full: bool);
+
     /// A new algorithm at the start of a connection whose datagrams are `mtu` bytes, sharing
     /// this configuration.
     fn new_algorithm(config: Arc<Self>, mtu: u16) -> Self::Algorithm;
@@ -95,7 +102,8 @@ pub fn install<C: PortConfig, T: Transport>(config: C, transport: &mut T) {
 /// Declares a port's configuration once: each knob's name, doc, type, default and range.
 ///
 /// From one declaration it derives:
-/// - the struct (private fields, plus the loss-signal settings `signal`), `Default` (the
+/// - the struct (private fields, plus the loss-signal settings `signal` and
+///   `quinn_full_window`), `Default` (the
 ///   paper's values), `Debug`, `Clone`, `PartialEq`;
 /// - serde `Serialize` and `Deserialize` with `deny_unknown_fields`, missing fields taking
 ///   their defaults, and [`PortConfig::validate`] run on every deserialized value;
@@ -137,6 +145,8 @@ macro_rules! port_config {
                     $knob: $ty,
                 )*
                 signal: $crate::SignalConfig,
+                #[serde(skip_serializing_if = "std::ops::Not::not")]
+                quinn_full_window: bool,
             }
 
             /// Every field of
@@ -151,6 +161,7 @@ macro_rules! port_config {
                     $knob: $ty,
                 )*
                 signal: $crate::SignalConfig,
+                quinn_full_window: bool,
             }
 
             impl Default for [<$name Fields>] {
@@ -158,6 +169,7 @@ macro_rules! port_config {
                     Self {
                         $( $knob: $default, )*
                         signal: $crate::SignalConfig::default(),
+                        quinn_full_window: false,
                     }
                 }
             }
@@ -168,6 +180,7 @@ macro_rules! port_config {
                     let config = Self {
                         $( $knob: f.$knob, )*
                         signal: f.signal,
+                        quinn_full_window: f.quinn_full_window,
                     };
                     $crate::PortConfig::validate(&config).map_err(serde::de::Error::custom)?;
                     Ok(config)
@@ -180,6 +193,7 @@ macro_rules! port_config {
                     Self {
                         $( $knob: f.$knob, )*
                         signal: f.signal,
+                        quinn_full_window: f.quinn_full_window,
                     }
                 }
             }
@@ -217,6 +231,19 @@ macro_rules! port_config {
                 /// Replaces the loss-signal settings.
                 pub fn set_signal(&mut self, signal: $crate::SignalConfig) -> &mut Self {
                     self.signal = signal;
+                    self
+                }
+
+                /// Whether the port shows quinn its window plus one byte, so that a window of
+                /// N datagrams carries N, not quinn 0.11's N - 1 (default false; no effect on
+                /// noq; see `PortController::with_quinn_full_window`).
+                pub fn quinn_full_window(&self) -> bool {
+                    self.quinn_full_window
+                }
+
+                /// Sets [`Self::quinn_full_window`].
+                pub fn set_quinn_full_window(&mut self, full: bool) -> &mut Self {
+                    self.quinn_full_window = full;
                     self
                 }
 
@@ -275,6 +302,14 @@ macro_rules! port_config {
 
                 fn set_signal(&mut self, signal: $crate::SignalConfig) {
                     self.signal = signal;
+                }
+
+                fn quinn_full_window(&self) -> bool {
+                    self.quinn_full_window
+                }
+
+                fn set_quinn_full_window(&mut self, full: bool) {
+                    self.quinn_full_window = full;
                 }
 
                 fn new_algorithm(config: std::sync::Arc<Self>, mtu: u16) -> $algorithm {

@@ -1,6 +1,6 @@
 //! Where a port should not lose to NewReno, it does not: TCP-UB on a static, clean, short-RTT
 //! link (the fidelity review's check, which the "window of N datagrams carries N-1" defect would
-//! fail). The comparison holds on noq, and on quinn with `SignalConfig::quinn_full_window`;
+//! fail). The comparison holds on noq, and on quinn with the config's `quinn_full_window`;
 //! quinn's default send check is measured and printed, not required (docs/results/on-noq.md, "The same on
 //! noq": quinn's own controllers carry N-1 too, so it stays the default).
 
@@ -23,9 +23,7 @@ fn link() -> LinkConfig {
 
 fn ub(full_window: bool) -> cc_ub::UbConfig {
     let mut config = cc_ub::UbConfig::default();
-    let mut signal = config.signal().clone();
-    signal.set_quinn_full_window(full_window);
-    config.set_signal(signal);
+    config.set_quinn_full_window(full_window);
     config
 }
 

@@ -1,4 +1,4 @@
-//! `SignalConfig::quinn_full_window`: quinn sees each port's window plus one byte, so that its
+//! A port config's `quinn_full_window`: quinn sees each port's window plus one byte, so that its
 //! `>=` send check lets a window of N datagrams carry N; noq, which stops at `>`, is unaffected.
 
 use cc_core::PortConfig;
@@ -8,9 +8,7 @@ use std::time::{Duration, Instant};
 
 fn with_full_window<C: PortConfig>(full: bool) -> C {
     let mut config = C::default();
-    let mut signal = config.signal().clone();
-    signal.set_quinn_full_window(full);
-    config.set_signal(signal);
+    config.set_quinn_full_window(full);
     config
 }
 

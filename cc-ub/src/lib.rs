@@ -116,7 +116,7 @@
 //! - **Whole datagrams on quinn carry one less.** Every cut is an exact multiple of the
 //!   datagram size, and quinn 0.11 stops sending at `in_flight + datagram >= window`, so a
 //!   window of N datagrams carries N - 1 (noq carries N). That is quinn's rule for its own
-//!   controllers too, so it stays by default; `SignalConfig::set_quinn_full_window` shows quinn
+//!   controllers too, so it stays by default; `UbConfig::set_quinn_full_window` shows quinn
 //!   one byte more, which TCP-UB's small windows gain most from (docs/results/on-noq.md).
 //! - **Pacing** (not in the paper): [`UbConfig::pacing_gain`] reports a rate of that multiple
 //!   of the estimate outside slow start (default 0: none); only noq's pacer reads it.

@@ -35,13 +35,14 @@ impl<H: Host> std::fmt::Debug for BuiltController<H> {
 pub fn build<H: BuildOn>(
     spec: &ControllerSpec,
     signal: &SignalConfig,
+    quinn_full_window: bool,
 ) -> Result<BuiltController<H>, String> {
     let info = controllers::lookup(&spec.name)?;
     info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
     match controllers::builder(info) {
         Builder::Baseline(baseline) => H::baseline(baseline, &settings),
-        Builder::Port { .. } => build_port::<H>(info.name, &settings, signal),
+        Builder::Port { .. } => build_port::<H>(info.name, &settings, signal, quinn_full_window),
         Builder::Quiche => Err(format!(
             "controller `{}` runs in quiche: it has no {} controller factory",
             info.name,
@@ -118,11 +119,13 @@ fn build_port<H: Host>(
     name: &str,
     s: &Settings<'_>,
     signal: &SignalConfig,
+    quinn_full_window: bool,
 ) -> Result<BuiltController<H>, String> {
     struct Find<'a, 'b, H: Host> {
         name: &'a str,
         settings: &'a Settings<'b>,
         signal: &'a SignalConfig,
+        quinn_full_window: bool,
         built: Option<Result<BuiltController<H>, String>>,
     }
     impl<H: Host> PortVisitor for Find<'_, '_, H> {
@@ -130,6 +133,7 @@ fn build_port<H: Host>(
             if self.built.is_none() && C::NAME == self.name {
                 self.built = Some(configure::<C>(self.settings).map(|mut config| {
                     config.set_signal(self.signal.clone());
+                    config.set_quinn_full_window(self.quinn_full_window);
                     BuiltController {
                         factory: H::port_factory(config),
                         signal_stats: H::port_signal_stats::<C>,
@@ -142,6 +146,7 @@ fn build_port<H: Host>(
         name,
         settings: s,
         signal,
+        quinn_full_window,
         built: None,
     };
     cc_ports::visit_ports(&mut find);
@@ -161,14 +166,18 @@ mod tests {
         for info in registry() {
             for stack in info.stacks {
                 match stack {
-                    Stack::Quinn => build::<host::Quinn>(&spec(info.name, &[]), &signal).map(drop),
-                    Stack::Noq => build::<host::Noq>(&spec(info.name, &[]), &signal).map(drop),
+                    Stack::Quinn => {
+                        build::<host::Quinn>(&spec(info.name, &[]), &signal, false).map(drop)
+                    }
+                    Stack::Noq => {
+                        build::<host::Noq>(&spec(info.name, &[]), &signal, false).map(drop)
+                    }
                     Stack::Quiche | Stack::Tcp => continue,
                 }
                 .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
             }
         }
-        let err = build::<host::Noq>(&spec("bbr", &[]), &signal).unwrap_err();
+        let err = build::<host::Noq>(&spec("bbr", &[]), &signal, false).unwrap_err();
         assert!(err.contains("bbr3") && err.contains("quinn only"), "{err}");
     }
 }

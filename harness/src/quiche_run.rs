@@ -59,7 +59,9 @@ mod imp {
             return Ok(PeerConfig::Quiche(cc));
         }
         let signal = scenario.transport.signal()?;
-        let built = crate::build::build::<crate::host::Quinn>(&spec.controller, &signal)?;
+        let full_window = scenario.transport.quinn_full_window;
+        let built =
+            crate::build::build::<crate::host::Quinn>(&spec.controller, &signal, full_window)?;
         let mut transport = TransportConfig::default();
         transport
             .congestion_controller_factory(built.factory)

@@ -81,7 +81,8 @@ where
     let scenario = &spec.scenario;
     let info = controllers::lookup(&spec.controller.name)?;
     let signal = scenario.transport.signal()?;
-    let built = build::build::<P::Client>(&spec.controller, &signal)?;
+    let full_window = scenario.transport.quinn_full_window;
+    let built = build::build::<P::Client>(&spec.controller, &signal, full_window)?;
     let epoch = tokio::time::Instant::now().into_std();
     let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
@@ -97,7 +98,7 @@ where
             name: name.to_owned(),
             settings: Default::default(),
         };
-        let built = build::build::<P::Client>(&other, &signal)?;
+        let built = build::build::<P::Client>(&other, &signal, full_window)?;
         let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
         let transport = P::Client::client_transport(sampler, &scenario.transport)?;
         others.push(Other {

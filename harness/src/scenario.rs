@@ -249,7 +249,7 @@ pub struct TransportSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_reading: Option<cc_core::TimeoutReading>,
     /// Ports on quinn show it a window one byte larger, so that a window of N datagrams carries
-    /// N (cc_core::SignalConfig::quinn_full_window; default false).
+    /// N (each port config's `quinn_full_window`; default false).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub quinn_full_window: bool,
     /// The longest the receiver may hold an ACK, asked of it through QUIC's ACK frequency
@@ -272,7 +272,6 @@ impl TransportSettings {
             .and_then(|s| s.set_time_threshold(self.time_threshold))
             .map_err(|e| e.to_string())?;
         signal.set_timeout_reading(self.timeout_reading);
-        signal.set_quinn_full_window(self.quinn_full_window);
         Ok(signal)
     }
 }

@@ -22,8 +22,9 @@ impl<C: PortConfig> ControllerFactory for PortFactory<C> {
     fn build(self: Arc<Self>, _now: Instant, current_mtu: u16) -> Box<dyn Controller> {
         let config = self.config_arc();
         let signal = config.signal().clone();
+        let full = config.quinn_full_window();
         let algorithm = C::new_algorithm(config, current_mtu);
-        Box::new(PortController::new(algorithm, signal))
+        Box::new(PortController::new(algorithm, signal).with_quinn_full_window(full))
     }
 }
 
@@ -90,8 +91,8 @@ impl<A: CongestionAlgorithm> Controller for PortController<A> {
 
     fn window(&self) -> u64 {
         // quinn stops sending at `in_flight + datagram >= window`; one byte more lets a window
-        // of N datagrams carry N (SignalConfig::quinn_full_window).
-        let full = u64::from(self.classifier.config().quinn_full_window());
+        // of N datagrams carry N (PortController::with_quinn_full_window).
+        let full = u64::from(self.quinn_full_window);
         self.algorithm.window().saturating_add(full)
     }
 
