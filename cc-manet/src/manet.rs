@@ -70,14 +70,13 @@ pub struct Manet {
     /// `competitive_rounds x probe_backoff_max`.
     probe_interval: u64,
     /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
-    recent_delay: [Duration; RECENT_ROUNDS],
+    /// In nanoseconds (saturating): the state fits cc-bench's 4 KiB with the ledger at its bound.
+    recent_delay: [u64; RECENT_ROUNDS],
     recent_next: usize,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
     /// When the base RTT was last set (a sample at or below it).
     base_stamp: Option<cc_core::Instant>,
-    /// When the latest ACK frame was processed.
-    latest_frame: Option<cc_core::Instant>,
 }
 
 /// A drain probe under way: what the round before it measured and held.
@@ -203,12 +202,11 @@ impl Manet {
             queued_rounds: 0,
             probe: None,
             probe_interval,
-            recent_delay: [Duration::ZERO; RECENT_ROUNDS],
+            recent_delay: [0; RECENT_ROUNDS],
             recent_next: 0,
             last_decision: None,
             last_diff: None,
             base_stamp: None,
-            latest_frame: None,
         }
     }
 
@@ -269,9 +267,10 @@ impl Manet {
         cubic.max(floor).min(cwnd)
     }
 
-    /// Ends a round: the backlog bound's decision and Copa's mode switch.
-    pub fn on_round_end(&mut self) -> ManetDecision {
-        let decision = self.decide_round();
+    /// Ends a round at `now` (the ACK frame that ended it): the backlog bound's decision and
+    /// Copa's mode switch.
+    pub fn on_round_end(&mut self, now: cc_core::Instant) -> ManetDecision {
+        let decision = self.decide_round(now);
         self.round_start_cwnd = self.window.cwnd();
         if decision != ManetDecision::NoSample {
             self.last_decision = Some(decision);
@@ -280,7 +279,7 @@ impl Manet {
         decision
     }
 
-    fn decide_round(&mut self) -> ManetDecision {
+    fn decide_round(&mut self, now: cc_core::Instant) -> ManetDecision {
         self.queue_empty = false;
         let round = self.rtt.end_round();
         if !self.config.backlog_bound() {
@@ -306,8 +305,8 @@ impl Manet {
         // Copa's standing queue (section 2.1: the smallest RTT over a recent window) for the
         // mode switch: the queue a competitor holds shows in every sample.
         let delay = round.min.saturating_sub(base);
-        let recent_max = self.recent_delay.iter().copied().max().unwrap_or_default();
-        self.recent_delay[self.recent_next] = delay;
+        let recent_max = Duration::from_nanos(self.recent_delay.iter().copied().max().unwrap_or(0));
+        self.recent_delay[self.recent_next] = u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX);
         self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS;
         let diff = backlog.diff_packets;
         self.last_diff = Some(diff);
@@ -347,7 +346,7 @@ impl Manet {
             }
             return ManetDecision::Competitive;
         }
-        if self.base_expired() {
+        if self.base_expired(now) {
             // BBR's min_rtt expiry (Cardwell et al. 2016; 10 s, as Copa's RTTmin window): a
             // route that changed under a MANET flow, or a path that got longer, makes the old
             // base read as a standing queue. The base is re-measured in a drain probe's
@@ -460,8 +459,8 @@ impl Manet {
 
     /// Whether the base RTT has gone [`BASE_RTT_LIFETIME`] without a sample at or below it
     /// (with `refresh_base_rtt`).
-    fn base_expired(&self) -> bool {
-        let (Some(stamp), Some(now)) = (self.base_stamp, self.latest_frame) else {
+    fn base_expired(&self, now: cc_core::Instant) -> bool {
+        let Some(stamp) = self.base_stamp else {
             return false;
         };
         self.config.refresh_base_rtt() && now.saturating_duration_since(stamp) > BASE_RTT_LIFETIME
@@ -597,13 +596,12 @@ impl CongestionAlgorithm for Manet {
     }
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
-        self.latest_frame = Some(end.now);
         let acked = std::mem::take(&mut self.frame_acked);
         if acked > 0 {
             self.bwe.on_ack(end.now, acked);
         }
         if self.rounds.on_ack_frame(end.largest_acked) {
-            self.on_round_end();
+            self.on_round_end(end.now);
         }
     }
 
