@@ -3,7 +3,8 @@
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (python3, standard
-# library); about 3 minutes on 2 cores. Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
+# library); about 5 minutes on 2 cores, and about an hour more for the papers' ns-3 presets.
+# Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -53,5 +54,20 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   done
   sweep "ablation/$dir/ns3-chain" --preset ns3-chain --controllers manet --set "$setting" --seeds 5
 done
+# The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
+# from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
+# (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's
+# mobility preset (about 2 core-hours for one controller) is not among them.
+papers_ns3() { # preset, the directory its baselines are in, their controllers, more arguments
+  local preset=$1 adopt=$2 controllers=$3
+  shift 3
+  sweep "papers-ns3/$preset" --preset "$preset" --controllers "$controllers,manet" \
+    --ns3 aodv.gratuitous_reply=true --adopt "results/$adopt" "$@"
+}
+papers_ns3 karak-ber-ns3 karak-ber-ns3-with-tcp newreno,cubic,bbr,karak,tcp-newreno --seeds 5
+papers_ns3 abra-pause-ns3 abra-pause-ns3-with-tcp newreno,cubic,bbr,abra,tcp-newreno
+papers_ns3 abra-speed-ns3 abra-speed-ns3-with-tcp newreno,cubic,bbr,abra,tcp-newreno
+papers_ns3 sackfew-nodes-ns3 sackfew-nodes-ns3 newreno,cubic,bbr,sackfew
+papers_ns3 abra-nodes-ns3 abra-nodes-ns3 newreno,cubic,bbr,abra
 # The report (docs/results/manet.md when OUT_DIR is results/manet).
 scripts/manet-report.sh "$out"

@@ -53,3 +53,20 @@ at that point.
 
 ABL
 python3 scripts/manet_ablation.py "$out"
+cat <<'PAPERS'
+
+## The papers' ns-3 presets (quinn)
+
+`manet` beside each preset's committed baselines (adopted: the same networks and seeds, with
+ns-3's stock AODV as they were run, whose gratuitous replies open the black hole of
+netsim-ns3's README). Most runs carry several flows of one controller: the goodput is the run's
+total and the p95 RTT the mean of its flows'. The last line pools every point and seed: issue
+34's T3 asks at least 1.1x there. TCP-UB's mobility preset is not run (about 2 core-hours for
+one controller).
+
+PAPERS
+papers=()
+for d in "$out"/papers-ns3/*/; do
+  papers+=("${d%/}")
+done
+python3 scripts/manet_scorecard.py "${papers[@]}" --pooled

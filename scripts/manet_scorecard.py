@@ -5,7 +5,9 @@ usage: scripts/manet_scorecard.py DIR [DIR ...]
   Each DIR is a `harness sweep --out` directory (JSON lines: a header, then one run per line)
   holding `manet` and the stack's baselines (newreno, cubic, bbr or bbr3). Optional
   `fixed-N` directories (a sweep of `fixed` with `--set fixed.packets=N`) given with
-  --fixed DIR add the best fixed window per point.
+  --fixed DIR add the best fixed window per point. With --pooled, a last line pools every
+  point and seed of the DIRs: manet over the best baseline at each point (issue 34's pooled
+  target over the papers' ns-3 presets).
 
 Per point it prints, as the harness's tables do, paired ratios: the geometric mean over seeds
 of manet's goodput over another controller's on the same seed, with a 95% interval (Student's t
@@ -49,12 +51,14 @@ def cell(r):
 
 
 def own(run):
-    """The run's controller's goodput, p95 RTT and loss rate: its own flow (the first) in a run
-    of several flows, so that a mixed run (`run,cubic`) compares with the same flow of Cubic's
-    run (`cubic,cubic`), not with that run's two flows together."""
+    """The run's controller's goodput, p95 RTT and loss rate: in a mixed run (its flows name
+    their controllers: `run,cubic`) its own flow, the first, so that it compares with the same
+    flow of Cubic's run (`cubic,cubic`), not with that run's two flows together; in a run whose
+    flows all run its controller (the papers' multi-source presets) all of them."""
     flows = run["flows"]
-    mine = flows[:1]
-    goodput = mine[0]["goodput_bps"] if len(flows) > 1 else run["goodput_bps"]
+    mixed = any("controller" in f for f in flows)
+    mine = flows[:1] if mixed else flows
+    goodput = mine[0]["goodput_bps"] if mixed else run["goodput_bps"]
     rtts = [f["rtt_p95_ms"] for f in mine if f.get("rtt_p95_ms") is not None]
     sent = sum(f["packets_sent"] for f in mine)
     lost = sum(f["packets_lost"] for f in mine)
@@ -80,11 +84,13 @@ def load(directory):
 
 
 def main(argv):
-    fixed_dirs, dirs = [], []
+    fixed_dirs, dirs, pooled = [], [], None
     args = iter(argv)
     for a in args:
         if a == "--fixed":
             fixed_dirs.append(next(args))
+        elif a == "--pooled":
+            pooled = []
         else:
             dirs.append(a)
     if not dirs:
@@ -111,6 +117,8 @@ def main(argv):
             mean_goodput = lambda c: statistics.mean(x["goodput"] for x in ctrls[c].values())
             best = max((c for c in ctrls if c in BASELINES), key=mean_goodput)
             x_default, x_best = ratio(ctrls["cubic"]), ratio(ctrls[best])
+            if pooled is not None:
+                pooled += [(m[s]["goodput"], ctrls[best][s]["goodput"]) for s in m if s in ctrls[best]]
             p95 = lambda c: [x["p95"] for x in ctrls[c].values() if x["p95"] is not None]
             rtt_m, rtt_c = p95("manet"), p95("cubic")
             rtt_m = statistics.mean(rtt_m) if rtt_m else None
@@ -151,6 +159,9 @@ def main(argv):
             name = "/".join(d.rstrip("/").split("/")[-2:])
             print(f"| {name} | {point} | {cell(x_default)} | {cell(x_best)} ({best}) | {rtt} | {beside} | {', '.join(verdicts)} |")
     print(f"\n{met} targets met, {missed} missed")
+    if pooled is not None:
+        print(f"\nPooled over every point and seed above ({len(pooled)} pairs): manet over the best "
+              f"baseline at its point {cell(paired(pooled))}")
     return 0
 
 

@@ -178,6 +178,18 @@ fn a_vegas_decrease_keeps_growth_linear() {
     assert!(decreases > 0, "the model's queue makes Vegas decrease");
 }
 
+/// A composite with `configure` applied, after `rounds` rounds on a fresh path.
+fn after_rounds(configure: impl FnOnce(&mut ManetConfig), rounds: usize) -> (Manet, Path) {
+    let mut config = ManetConfig::default();
+    configure(&mut config);
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    for _ in 0..rounds {
+        path.round(&mut manet);
+    }
+    (manet, path)
+}
+
 /// The mean window over the last `n` rounds of a log, datagrams.
 fn mean_window(log: &[(Option<ManetDecision>, u64)], n: usize) -> f64 {
     let tail = &log[log.len() - n..];
@@ -218,15 +230,14 @@ fn an_empty_queue_grows_the_window_a_quarter_per_round() {
     // A cut far under the pipe (no Westwood floor: CUBIC's 0.7), then rounds with no queue:
     // HyStart++'s conservative slow start grows 1.25x per round, Reno one datagram.
     let regrowth = |css: bool| {
-        let mut config = ManetConfig::default();
-        config.set_westwood_floor(false).unwrap();
-        config.set_veno_random_loss(false).unwrap();
-        config.set_empty_queue_css(css).unwrap();
-        let mut manet = Manet::new(config, MTU);
-        let mut path = Path::new();
-        for _ in 0..60 {
-            path.round(&mut manet);
-        }
+        let (mut manet, mut path) = after_rounds(
+            |c| {
+                c.set_westwood_floor(false).unwrap();
+                c.set_veno_random_loss(false).unwrap();
+                c.set_empty_queue_css(css).unwrap();
+            },
+            60,
+        );
         for _ in 0..3 {
             manet.react(LossSignal::FastRetransmit);
         }
@@ -249,11 +260,7 @@ fn an_empty_queue_grows_the_window_a_quarter_per_round() {
 fn a_queue_that_does_not_drain_is_another_flows() {
     // Another flow's queue: a queueing delay of a full base RTT that the probe's cut does not
     // shorten. The probe finds it, and the bound is lifted.
-    let mut manet = Manet::new(ManetConfig::default(), MTU);
-    let mut path = Path::new();
-    for _ in 0..40 {
-        path.round(&mut manet);
-    }
+    let (mut manet, mut path) = after_rounds(|_| {}, 40);
     path.extra = BASE_RTT;
     let log: Vec<_> = (0..40).map(|_| path.round(&mut manet)).collect();
     assert!(
@@ -269,14 +276,13 @@ fn a_loss_under_beta_is_cut_by_a_fifth_and_one_over_it_by_cubics_beta() {
     // Veno: with the last round's backlog under beta the loss is random (x 0.8); over it, the
     // flow's own queue overflowed (CUBIC's x 0.7). No Westwood floor, to see the factor alone.
     let cut = |extra: Duration| {
-        let mut config = ManetConfig::default();
-        config.set_westwood_floor(false).unwrap();
-        config.set_competitive_mode(false).unwrap();
-        let mut manet = Manet::new(config, MTU);
-        let mut path = Path::new();
-        for _ in 0..60 {
-            path.round(&mut manet);
-        }
+        let (mut manet, mut path) = after_rounds(
+            |c| {
+                c.set_westwood_floor(false).unwrap();
+                c.set_competitive_mode(false).unwrap();
+            },
+            60,
+        );
         path.extra = extra;
         path.round(&mut manet);
         let diff = manet.last_diff().expect("a round's backlog");
