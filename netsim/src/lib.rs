@@ -22,6 +22,11 @@
 //! Every random choice comes from a ChaCha8 RNG seeded from the run seed (see [`seed`]); every
 //! config is validated, and errors name the field and its allowed range.
 //!
+//! Features: `quinn` (default: quinn's pair and socket adapter, with rustls and rcgen), `noq`
+//! (noq's beside them, and the mixed pairs), `relay-cli` (default: the `netsim-relay` command,
+//! with clap). With `default-features = false` the emulator core (links, error models, paths,
+//! [`SimLink`] and [`SimSocket`], the relay's library) builds with none of them.
+//!
 //! ```
 //! use std::time::Duration;
 //! use netsim::{DirectionConfig, DirectionId, ErrorModelConfig, Link, LinkConfig, Verdict};
@@ -50,8 +55,10 @@ pub mod link;
 pub mod loss;
 #[cfg(feature = "noq")]
 pub mod noq_pair;
+#[cfg(feature = "quinn")]
 pub mod pair;
 pub mod path;
+#[cfg(feature = "quinn")]
 pub mod quinn_pair;
 pub mod relay;
 pub mod seed;
@@ -64,6 +71,7 @@ pub use link::{
     LinkAccounting, LinkConfig, MacConfig, QueueLimit, ReorderConfig, Tally, Verdict,
 };
 pub use loss::ErrorModelConfig;
+#[cfg(feature = "quinn")]
 pub use pair::PacketProtection;
 pub use path::{
     MobilityConfig, OnOffConfig, PathModelConfig, PathState, RoutePolicy, TraceConfig,

@@ -28,6 +28,7 @@ mod inbox;
 mod medium;
 #[cfg(feature = "noq")]
 mod noq_socket;
+#[cfg(feature = "quinn")]
 mod quinn_socket;
 mod runtime;
 mod socket;
@@ -35,6 +36,7 @@ mod socket;
 pub use medium::{Medium, MediumDelivery, Offered};
 #[cfg(feature = "noq")]
 pub use noq_socket::NoqSocket;
+#[cfg(feature = "quinn")]
 pub use quinn_socket::QuinnSocket;
 pub use runtime::{Clock, build_runtime, real_runtime, virtual_runtime};
 pub use socket::SimSocket;
@@ -520,6 +522,7 @@ impl SimLink {
     }
 
     /// A `quinn::AsyncUdpSocket` for `side`, for `quinn::Endpoint::new_with_abstract_socket`.
+    #[cfg(feature = "quinn")]
     pub fn quinn_socket(&self, side: Side) -> Arc<dyn quinn::AsyncUdpSocket> {
         self.socket(side).into_quinn()
     }

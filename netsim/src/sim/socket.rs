@@ -51,6 +51,7 @@ impl SimSocket {
 
     /// This endpoint as a `quinn::AsyncUdpSocket`, for
     /// `quinn::Endpoint::new_with_abstract_socket`.
+    #[cfg(feature = "quinn")]
     pub fn into_quinn(self) -> Arc<dyn quinn::AsyncUdpSocket> {
         Arc::new(super::QuinnSocket::new(self))
     }
@@ -95,6 +96,7 @@ impl SimSocket {
     /// (truncated to it) and calls `meta(i, source, length, local address)` for datagram `i`:
     /// the body of a QUIC stack's `AsyncUdpSocket::poll_recv`, whose metadata type is the
     /// stack's own. `max` caps the count (the stack's metadata slots).
+    #[cfg(feature = "quinn")]
     pub(crate) fn poll_recv_into(
         &self,
         cx: &mut Context<'_>,
