@@ -65,8 +65,13 @@ total and the p95 RTT the mean of its flows'. The last line pools every point an
 one controller).
 
 PAPERS
+shopt -s nullglob
 papers=()
 for d in "$out"/papers-ns3/*/; do
   papers+=("${d%/}")
 done
-python3 scripts/manet_scorecard.py "${papers[@]}" --pooled
+if [ ${#papers[@]} -eq 0 ]; then
+  echo "No sweep of these presets in $out/papers-ns3 yet (scripts/manet-evaluation.sh)."
+else
+  python3 scripts/manet_scorecard.py "${papers[@]}" --pooled
+fi
