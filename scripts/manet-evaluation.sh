@@ -57,7 +57,8 @@ done
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
 # (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's
-# mobility preset (about 2 core-hours for one controller) is not among them.
+# mobility preset (about 2 core-hours for one controller) and Karak's speed preset are not
+# among them.
 papers_ns3() { # preset, the directory its baselines are in, their controllers, more arguments
   local preset=$1 adopt=$2 controllers=$3
   shift 3

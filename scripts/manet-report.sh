@@ -61,8 +61,8 @@ cat <<'PAPERS'
 ns-3's stock AODV as they were run, whose gratuitous replies open the black hole of
 netsim-ns3's README). Most runs carry several flows of one controller: the goodput is the run's
 total and the p95 RTT the mean of its flows'. The last line pools every point and seed: issue
-34's T3 asks at least 1.1x there. TCP-UB's mobility preset is not run (about 2 core-hours for
-one controller).
+34's T3 asks at least 1.1x there. Not run: TCP-UB's mobility preset (about 2 core-hours for
+one controller) and Karak's speed preset.
 
 PAPERS
 shopt -s nullglob
