@@ -12,9 +12,11 @@ const BACKLOG: Range = Range::Real {
 
 cc_core::port_config! {
     /// Configuration of [`Manet`]. Each mechanism is a switch, so that it can be measured alone
-    /// (the ablation table in docs/results/manet.md); the numbers are their sources' own values, not fitted to
-    /// any scenario: Vegas' bands of 2 and 4 packets and slow-start exit at 1 (Linux
-    /// `tcp_vegas.c`), CUBIC's constants (RFC 9438), Copa's five round trips (Arun and
+    /// (the ablation table in docs/results/manet.md); the numbers are their sources' own
+    /// values, not fitted to any scenario: Vegas' bands of 2 and 4 packets and slow-start exit
+    /// at 1 (Linux `tcp_vegas.c`), CUBIC's constants (RFC 9438), HyStart++'s growth divisor of
+    /// 4 (RFC 9406), Veno's cut to 4/5 (Fu and Liew 2003), BBR's 10 s base RTT lifetime and
+    /// ProbeRTT's half window (Cardwell et al. 2016; BBRv2), Copa's five round trips (Arun and
     /// Balakrishnan, NSDI 2018, section 2.2).
     ///
     /// ```
@@ -37,12 +39,13 @@ cc_core::port_config! {
             /// round above it. Keeps a multi-hop 802.11 chain near its best window (Fu et al.,
             /// INFOCOM 2003: about h/4 packets).
             backlog_bound: bool = true, Range::Any;
-            /// Lower backlog threshold alpha, packets: Vegas' original band of one to three
-            /// packets queued (ns-2's `v_alpha_ 1`, `v_beta_ 3`; Linux `tcp_vegas.c` widened it
-            /// to 2 and 4). One packet queued keeps the bottleneck busy; on an 802.11 chain each
-            /// packet more is contention, not throughput (Fu et al.).
+            /// Lower backlog threshold alpha, packets (Linux `tcp_vegas.c`: 2). The original
+            /// Vegas band of 1 to 3 (ns-2's `v_alpha_ 1`, `v_beta_ 3`) measured closer to the
+            /// best fixed window on ns-3's chains but far behind Cubic on netsim's demo, where a
+            /// window of a few datagrams reads the peer's ACK delay as backlog (development
+            /// runs, not kept).
             alpha: f64 = 2.0, BACKLOG;
-            /// Upper backlog threshold beta, packets (ns-2: 3).
+            /// Upper backlog threshold beta, packets (Linux `tcp_vegas.c`: 4).
             beta: f64 = 4.0, BACKLOG;
             /// Mechanism 1d, the round's RTT as the mean of its samples, as Vegas' `Actual`
             /// (bytes over the RTT the segment took, Brakmo and Peterson 1995, section 3.2)

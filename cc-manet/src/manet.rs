@@ -393,10 +393,9 @@ impl Manet {
         }
     }
 
-    /// Starts a drain probe: the window is cut to the backlog-free window for a round, so
-    /// that Copa's test (section 2.2: does the queue empty?) has a queue that could. Copa's
-    /// test needs a queue that empties now and then; a Vegas window holds a steady one, so it is
-    /// drained on purpose. Returns false, and probes nothing, where the cut would not remove a
+    /// Starts a drain probe: the window is cut to the backlog-free window, so that Copa's test
+    /// (section 2.2: does the queue empty now and then?) has a queue that could; a Vegas window
+    /// holds a steady one. Returns false, and probes nothing, where the cut would not remove a
     /// datagram.
     fn start_probe(&mut self, backlog: &VegasBacklog, delay: Duration, refresh_base: bool) -> bool {
         let mtu = self.window.mtu();
