@@ -9,7 +9,8 @@ use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
 
 use crate::controllers::{
-    self, Baseline, Builder, ControllerSpec, Settings, configure, loss_reduction_factor,
+    self, Baseline, Builder, ControllerInfo, ControllerSpec, Settings, configure,
+    loss_reduction_factor,
 };
 use crate::host::{self, Host};
 
@@ -37,7 +38,21 @@ pub fn build<H: BuildOn>(
     signal: &SignalConfig,
     quinn_full_window: bool,
 ) -> Result<BuiltController<H>, String> {
-    let info = controllers::lookup(&spec.name)?;
+    build_found(
+        controllers::lookup(&spec.name)?,
+        spec,
+        signal,
+        quinn_full_window,
+    )
+}
+
+/// [`build`] for a controller the caller has looked up already (`info` is `spec.name`'s).
+pub fn build_found<H: BuildOn>(
+    info: &'static ControllerInfo,
+    spec: &ControllerSpec,
+    signal: &SignalConfig,
+    quinn_full_window: bool,
+) -> Result<BuiltController<H>, String> {
     info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
     match controllers::builder(info) {

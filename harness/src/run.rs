@@ -40,9 +40,10 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
             spec.seed
         )
     };
-    if spec.scenario.backend.ns3().is_some()
-        && controllers::lookup(&spec.controller.name).is_ok_and(|info| info.stacks == [Stack::Tcp])
-    {
+    // The run's controller, looked up once for the whole run.
+    let info = controllers::lookup(&spec.controller.name)
+        .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))?;
+    if spec.scenario.backend.ns3().is_some() && info.stacks == [Stack::Tcp] {
         return crate::ns3_tcp::run(spec)
             .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())));
     }
@@ -50,7 +51,6 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
         HarnessError::run_failed(format!("{}: cannot start a runtime: {e}", name()))
     })?;
     let result = runtime.block_on(async {
-        let info = controllers::lookup(&spec.controller.name)?;
         let host = spec.scenario.stack.unwrap_or_default();
         let (sender, receiver) = crate::stack::ends(info.sender(host)?, spec.scenario.receiver);
         if crate::stack::involves_quiche(sender, receiver) {
@@ -58,11 +58,13 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
         }
         match (sender, receiver) {
             (Stack::Quinn, Stack::Quinn) => {
-                run_async::<host::Same<host::Quinn>>(spec, options).await
+                run_async::<host::Same<host::Quinn>>(spec, info, options).await
             }
-            (Stack::Noq, Stack::Noq) => run_async::<host::Same<host::Noq>>(spec, options).await,
-            (Stack::Quinn, Stack::Noq) => run_async::<host::QuinnToNoq>(spec, options).await,
-            (Stack::Noq, Stack::Quinn) => run_async::<host::NoqToQuinn>(spec, options).await,
+            (Stack::Noq, Stack::Noq) => {
+                run_async::<host::Same<host::Noq>>(spec, info, options).await
+            }
+            (Stack::Quinn, Stack::Noq) => run_async::<host::QuinnToNoq>(spec, info, options).await,
+            (Stack::Noq, Stack::Quinn) => run_async::<host::NoqToQuinn>(spec, info, options).await,
             _ => Err(format!(
                 "no pairing of a {sender} sender with a {receiver} receiver"
             )),
@@ -74,15 +76,18 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
 
 /// A run with a `P::Client` sender (which runs the controller) and a `P::Server` receiver:
 /// quinn or noq at either end.
-async fn run_async<P: Pairing>(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String>
+async fn run_async<P: Pairing>(
+    spec: &RunSpec,
+    info: &'static controllers::ControllerInfo,
+    options: &RunOptions,
+) -> Result<RunResult, String>
 where
     P::Client: BuildOn,
 {
     let scenario = &spec.scenario;
-    let info = controllers::lookup(&spec.controller.name)?;
     let signal = scenario.transport.signal()?;
     let full_window = scenario.transport.quinn_full_window;
-    let built = build::build::<P::Client>(&spec.controller, &signal, full_window)?;
+    let built = build::build_found::<P::Client>(info, &spec.controller, &signal, full_window)?;
     let epoch = tokio::time::Instant::now().into_std();
     let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
