@@ -29,6 +29,8 @@
 use std::collections::VecDeque;
 use std::time::Instant;
 
+use crate::window::saturating_ns;
+
 /// Packet state: sent, neither acknowledged nor declared lost.
 pub const OUTSTANDING: u8 = 0;
 /// Packet state: acknowledged.
@@ -104,14 +106,6 @@ fn pop_front<T>(deque: &mut VecDeque<T>, n: usize) {
 /// at most `u32::MAX`.
 fn bound(max: usize) -> u32 {
     u32::try_from(max.max(1)).unwrap_or(u32::MAX)
-}
-
-/// `d` in nanoseconds, `u64::MAX` beyond (585 years): `as_nanos` without its 128-bit product.
-fn saturating_ns(d: std::time::Duration) -> u64 {
-    d.as_secs()
-        .checked_mul(1_000_000_000)
-        .and_then(|ns| ns.checked_add(u64::from(d.subsec_nanos())))
-        .unwrap_or(u64::MAX)
 }
 
 /// A send time already matched to a batch, and that batch's `time_ns`: the batch is the

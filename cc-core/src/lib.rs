@@ -160,7 +160,9 @@ pub use sample::{AckRoundEnd, AckSample, CongestionEvent, RttSnapshot};
 pub use signal::{LossSignal, TimeoutReading};
 pub use westwood::WestwoodEstimator;
 pub use westwood_plus::WestwoodPlusEstimator;
-pub use window::{MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, scale};
+pub use window::{
+    MAX_WINDOW, MIN_WINDOW_PACKETS, RenoGrowth, Window, next_power_of_two, saturating_ns, scale,
+};
 
 #[doc(hidden)]
 pub use paste;

@@ -111,8 +111,7 @@ impl RttRounds {
         self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
         self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
         self.round_samples = self.round_samples.saturating_add(1);
-        let ns = u64::try_from(rtt.as_nanos()).unwrap_or(u64::MAX);
-        self.round_sum_ns = self.round_sum_ns.saturating_add(ns);
+        self.round_sum_ns = self.round_sum_ns.saturating_add(crate::saturating_ns(rtt));
     }
 
     /// Closes the current round: its RTTs, if it had any samples, and a fresh round begins.

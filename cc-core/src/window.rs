@@ -110,6 +110,16 @@ impl Window {
     }
 }
 
+/// `d` in nanoseconds, `u64::MAX` beyond (585 years): `as_nanos` without its 128-bit product,
+/// for per-ACK code.
+#[inline]
+pub fn saturating_ns(d: std::time::Duration) -> u64 {
+    d.as_secs()
+        .checked_mul(1_000_000_000)
+        .and_then(|ns| ns.checked_add(u64::from(d.subsec_nanos())))
+        .unwrap_or(u64::MAX)
+}
+
 /// `value x factor` for a factor in `[0, 1]`, computed without overflow or float surprises.
 ///
 /// Non-finite or negative factors give 0 and factors above 1 give `value`, so the result is

@@ -306,7 +306,7 @@ impl Manet {
         // mode switch: the queue a competitor holds shows in every sample.
         let delay = round.min.saturating_sub(base);
         let recent_max = Duration::from_nanos(self.recent_delay.iter().copied().max().unwrap_or(0));
-        self.recent_delay[self.recent_next] = u64::try_from(delay.as_nanos()).unwrap_or(u64::MAX);
+        self.recent_delay[self.recent_next] = cc_core::saturating_ns(delay);
         self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS;
         let diff = backlog.diff_packets;
         self.last_diff = Some(diff);
