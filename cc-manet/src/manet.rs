@@ -339,8 +339,12 @@ impl Manet {
         if self.mode == ManetMode::Competitive {
             self.may_grow = true;
             // Copa: the queue is nearly empty when its delay is under a tenth of its recent
-            // maximum; then the queue can be this flow's own again.
-            if delay <= recent_max / 10 {
+            // maximum; then the queue can be this flow's own again. With mechanism 4d the
+            // bound's mean-RTT reading must agree (it would not shrink the window), so that a
+            // spread the minimum filters out does not hand the window to a bound that reads it
+            // as backlog.
+            let bound_agrees = !c.leave_competitive_under_beta() || diff <= c.beta();
+            if delay <= recent_max / 10 && bound_agrees {
                 self.leave_competitive();
                 return ManetDecision::LeaveCompetitive;
             }

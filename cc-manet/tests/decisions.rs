@@ -19,6 +19,9 @@ struct Path {
     packet_number: u64,
     /// Delay added to every RTT (another flow's queue, or a longer route).
     extra: Duration,
+    /// Delay added to every other datagram's RTT (per-packet jitter: the round's minimum does
+    /// not see it, its mean does).
+    jitter: Duration,
 }
 
 impl Path {
@@ -27,6 +30,7 @@ impl Path {
             now: Instant::now(),
             packet_number: 0,
             extra: Duration::ZERO,
+            jitter: Duration::ZERO,
         }
     }
 
@@ -42,15 +46,25 @@ impl Path {
         }
         let queued = packets.saturating_sub(PIPE) as u32;
         let rtt = BASE_RTT + BASE_RTT / PIPE as u32 * queued + self.extra;
-        let now = sent + rtt;
-        for _ in 0..packets {
-            manet.on_ack(&AckSample {
-                now,
-                sent,
-                bytes: u64::from(MTU),
-                app_limited: false,
-                rtt: RttSnapshot::uniform(rtt),
-            });
+        // Half the datagrams (rounded down) arrive `jitter` late; with no jitter, all at once.
+        let late = if self.jitter.is_zero() {
+            0
+        } else {
+            packets / 2
+        };
+        let mut now = sent + rtt;
+        for (count, delay) in [(packets - late, Duration::ZERO), (late, self.jitter)] {
+            let rtt = rtt + delay;
+            now = sent + rtt;
+            for _ in 0..count {
+                manet.on_ack(&AckSample {
+                    now,
+                    sent,
+                    bytes: u64::from(MTU),
+                    app_limited: false,
+                    rtt: RttSnapshot::uniform(rtt),
+                });
+            }
         }
         manet.on_end_acks(&AckRoundEnd {
             now,
@@ -296,4 +310,49 @@ fn a_loss_under_beta_is_cut_by_a_fifth_and_one_over_it_by_cubics_beta() {
     let (diff, factor) = cut(BASE_RTT);
     assert!(diff > ManetConfig::default().beta(), "{diff}");
     assert!((factor - 0.7).abs() < 0.01, "{factor}");
+}
+
+#[test]
+fn a_spread_the_minimum_filters_keeps_competitive_mode_with_4d() {
+    // Another flow's queue lifts the bound; then that queue empties, but half the datagrams
+    // arrive late (jitter): the round's minimum shows no queue, so Copa's test leaves
+    // competitive mode, while the round's mean reads a backlog over `beta`. With mechanism 4d
+    // the mode stays competitive.
+    let leaves = |under_beta: bool| {
+        let (mut manet, mut path) = after_rounds(
+            |c| {
+                c.set_leave_competitive_under_beta(under_beta).unwrap();
+            },
+            40,
+        );
+        path.extra = BASE_RTT;
+        let mut rounds = 0;
+        while manet.mode() != ManetMode::Competitive {
+            path.round(&mut manet);
+            rounds += 1;
+            assert!(rounds < 40, "never competitive");
+        }
+        // The competitor leaves, a loss cuts the window under the pipe (no queue of its own),
+        // and half the datagrams now arrive two base RTTs late.
+        path.extra = Duration::ZERO;
+        path.jitter = 2 * BASE_RTT;
+        manet.react(LossSignal::FastRetransmit);
+        assert!(manet.window_state().cwnd() <= PIPE * u64::from(MTU));
+        let log = vec![path.round(&mut manet)];
+        let diff = manet.last_diff().expect("a round's backlog");
+        (log, diff)
+    };
+    let (log, _) = leaves(false);
+    assert!(
+        log.iter()
+            .any(|(d, _)| *d == Some(ManetDecision::LeaveCompetitive)),
+        "{log:?}"
+    );
+    let (log, diff) = leaves(true);
+    assert!(diff > ManetConfig::default().beta(), "{diff}");
+    assert!(
+        log.iter()
+            .all(|(d, _)| *d != Some(ManetDecision::LeaveCompetitive)),
+        "{log:?}"
+    );
 }
