@@ -32,6 +32,8 @@ for stack in quinn noq; do
   sweep "$stack/chain" --preset chain --stack "$stack" --controllers "$b"
   sweep "$stack/ns3-chain" --preset ns3-chain --stack "$stack" --controllers "$b" --seeds 5
   sweep "$stack/ns3-manet" --preset ns3-manet --stack "$stack" --controllers "$b" --seeds 5
+  # Beyond the targets' presets: per-packet delay jitter, which no preset has.
+  sweep "$stack/jitter" --scenario scripts/manet-jitter.toml --stack "$stack" --controllers "$b"
 done
 # Four of its own flows on a clean shared bottleneck (target: Jain >= 0.95), beside Cubic's four.
 sweep "quinn/coexist-own4" --preset coexist --mix run,run,run,run --controllers manet,cubic
@@ -46,13 +48,16 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   probe_restore:probe_restore=false probe_backoff:probe_backoff_max=1 \
   slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false \
   empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false \
-  refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false; do
+  refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false \
+  jitter_allowance:jitter_allowance=false; do
   dir=${ablation%%:*}
   setting=manet.${ablation#*:}
   for preset in demo petra-table-4.2 coexist-wireless chain; do
     sweep "ablation/$dir/$preset" --preset "$preset" --controllers manet --set "$setting"
   done
   sweep "ablation/$dir/ns3-chain" --preset ns3-chain --controllers manet --set "$setting" --seeds 5
+  sweep "ablation/$dir/jitter" --scenario scripts/manet-jitter.toml --controllers manet \
+    --set "$setting"
 done
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run

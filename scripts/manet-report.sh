@@ -33,6 +33,18 @@ HEAD
 python3 scripts/manet_scorecard.py "${presets[@]/#/$out/quinn/}" "${fixed[@]}"
 printf '\n## noq\n\n'
 python3 scripts/manet_scorecard.py "${presets[@]/#/$out/noq/}" "${fixed[@]}"
+cat <<'JITTER'
+
+## Delay jitter (beyond the targets' presets)
+
+`scripts/manet-jitter.toml`: a clean or lossy 10 Mb/s link with a uniform per-datagram delay
+jitter, which none of the presets above has (the round's mean RTT reads jitter as backlog
+unless mechanism 1e takes it out). quinn, then noq.
+
+JITTER
+python3 scripts/manet_scorecard.py "$out/quinn/jitter"
+echo
+python3 scripts/manet_scorecard.py "$out/noq/jitter"
 cat <<'JAIN'
 
 ## Four of its own flows (quinn)

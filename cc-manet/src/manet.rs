@@ -77,13 +77,20 @@ pub struct Manet {
     last_diff: Option<f64>,
     /// When the base RTT was last set (a sample at or below it).
     base_stamp: Option<cc_core::Instant>,
+    /// The round RTT spread (mean minus minimum) that the last drain probe did not remove,
+    /// nanoseconds: path jitter, not backlog (mechanism 1e); zero when the probe removed it or
+    /// with the mechanism off.
+    jitter_ns: u64,
 }
 
 /// A drain probe under way: what the round before it measured and held.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct DrainProbe {
-    /// The queueing delay of the round that started the probe.
-    start_delay: Duration,
+    /// The queueing delay of the round that started the probe, nanoseconds (saturating: the
+    /// state fits cc-bench's 4 KiB with the ledger at its bound).
+    start_delay_ns: u64,
+    /// That round's RTT spread (mean minus minimum), nanoseconds.
+    start_spread_ns: u64,
     /// The window before the probe cut it (BBR's `prior_cwnd`).
     prior_cwnd: u64,
     /// Whether a round has ended since the cut. The round that ends first acknowledges packets
@@ -207,6 +214,7 @@ impl Manet {
             last_decision: None,
             last_diff: None,
             base_stamp: None,
+            jitter_ns: 0,
         }
     }
 
@@ -233,6 +241,12 @@ impl Manet {
     /// The base RTT (the minimum sample since the start or the last timeout).
     pub fn base_rtt(&self) -> Option<Duration> {
         self.rtt.base()
+    }
+
+    /// The round RTT spread the last drain probe did not remove, which the bound no longer
+    /// reads as backlog (mechanism 1e; zero when the probe removed it).
+    pub fn jitter_allowance(&self) -> Duration {
+        Duration::from_nanos(self.jitter_ns)
     }
 
     /// Rounds completed.
@@ -294,8 +308,13 @@ impl Manet {
             return ManetDecision::NoSample;
         };
         let c = Arc::clone(&self.config);
+        let spread = round.mean.saturating_sub(round.min);
         let round_rtt = if c.mean_round_rtt() {
-            round.mean
+            // Mechanism 1e: the spread a drain probe did not remove is not this flow's backlog.
+            round
+                .mean
+                .saturating_sub(Duration::from_nanos(self.jitter_ns))
+                .max(round.min)
         } else {
             round.min
         };
@@ -334,7 +353,7 @@ impl Manet {
             return ManetDecision::ProbeSettle;
         }
         if let Some(probe) = self.probe.take() {
-            return self.judge_probe(probe, delay);
+            return self.judge_probe(probe, delay, spread);
         }
         if self.mode == ManetMode::Competitive {
             self.may_grow = true;
@@ -356,7 +375,7 @@ impl Manet {
             // base read as a standing queue. The base is re-measured in a drain probe's
             // round, with this flow's own queue drained (BBR's ProbeRTT); a window too small
             // to drain a datagram holds no queue worth draining.
-            if self.start_probe(&backlog, delay, true) {
+            if self.start_probe(&backlog, delay, spread, true) {
                 return ManetDecision::DrainProbe;
             }
             self.forget_base();
@@ -373,7 +392,7 @@ impl Manet {
         }
         if c.competitive_mode()
             && self.queued_rounds >= self.probe_interval
-            && self.start_probe(&backlog, delay, false)
+            && self.start_probe(&backlog, delay, spread, false)
         {
             return ManetDecision::DrainProbe;
         }
@@ -401,7 +420,13 @@ impl Manet {
     /// (section 2.2: does the queue empty now and then?) has a queue that could; a Vegas window
     /// holds a steady one. Returns false, and probes nothing, where the cut would not remove a
     /// datagram.
-    fn start_probe(&mut self, backlog: &VegasBacklog, delay: Duration, refresh_base: bool) -> bool {
+    fn start_probe(
+        &mut self,
+        backlog: &VegasBacklog,
+        delay: Duration,
+        spread: Duration,
+        refresh_base: bool,
+    ) -> bool {
         let mtu = self.window.mtu();
         let cwnd = self.window.cwnd();
         // A base re-measurement drains to half the backlog-free window (BBRv2's ProbeRTT
@@ -420,7 +445,8 @@ impl Manet {
             return false;
         }
         self.probe = Some(DrainProbe {
-            start_delay: delay,
+            start_delay_ns: cc_core::saturating_ns(delay),
+            start_spread_ns: cc_core::saturating_ns(spread),
             prior_cwnd: cwnd,
             settled: false,
             refresh_base,
@@ -435,8 +461,25 @@ impl Manet {
     /// The probe's verdict, from the queueing delay of the first round sent at the drained
     /// window: a queue this flow built loses at least a quarter of its delay; one that keeps
     /// more is not (only) this flow's.
-    fn judge_probe(&mut self, probe: DrainProbe, delay: Duration) -> ManetDecision {
+    fn judge_probe(
+        &mut self,
+        probe: DrainProbe,
+        delay: Duration,
+        spread: Duration,
+    ) -> ManetDecision {
         let c = Arc::clone(&self.config);
+        if c.jitter_allowance() {
+            // Mechanism 1e, Copa's test applied to the spread: a spread this flow's queue or
+            // contention made shrinks with the window; one that keeps three quarters of itself
+            // at the drained window is the path's jitter, and the bound stops reading it.
+            let spread_ns = cc_core::saturating_ns(spread);
+            let kept = spread_ns as f64 >= probe.start_spread_ns as f64 * DRAIN_KEEPS;
+            self.jitter_ns = if probe.start_spread_ns > 0 && kept {
+                spread_ns.max(probe.start_spread_ns)
+            } else {
+                0
+            };
+        }
         if c.probe_restore() {
             // BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux tcp_bbr.c
             // bbr_restore_cwnd): the probe answered its question, so the window goes back to
@@ -445,7 +488,7 @@ impl Manet {
             self.window.set_cwnd(cwnd);
             self.cubic.start_at(self.cwnd_packets());
         }
-        if delay >= probe.start_delay.mul_f64(DRAIN_KEEPS) {
+        if delay >= Duration::from_nanos(probe.start_delay_ns).mul_f64(DRAIN_KEEPS) {
             self.mode = ManetMode::Competitive;
             self.probe_interval = c.competitive_rounds();
             self.may_grow = true;
@@ -473,6 +516,7 @@ impl Manet {
     fn forget_base(&mut self) {
         self.rtt.reset_base();
         self.base_stamp = None;
+        self.jitter_ns = 0;
     }
 
     fn leave_competitive(&mut self) {
@@ -533,6 +577,7 @@ impl Manet {
             competitive = self.mode == ManetMode::Competitive,
             bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
             base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
+            jitter_us = self.jitter_ns / 1_000,
             round = self.rounds.rounds(),
             "window decision"
         );

@@ -22,6 +22,9 @@ struct Path {
     /// Delay added to every other datagram's RTT (per-packet jitter: the round's minimum does
     /// not see it, its mean does).
     jitter: Duration,
+    /// Whether the backlog's delay spreads over the round (the first datagram waits half the
+    /// backlog's service time, the last all of it) instead of falling on each datagram whole.
+    burst_queue: bool,
 }
 
 impl Path {
@@ -31,6 +34,7 @@ impl Path {
             packet_number: 0,
             extra: Duration::ZERO,
             jitter: Duration::ZERO,
+            burst_queue: false,
         }
     }
 
@@ -44,27 +48,36 @@ impl Path {
             self.packet_number += 1;
             manet.on_sent(sent, u64::from(MTU), self.packet_number);
         }
+        let service = BASE_RTT / PIPE as u32;
         let queued = packets.saturating_sub(PIPE) as u32;
-        let rtt = BASE_RTT + BASE_RTT / PIPE as u32 * queued + self.extra;
-        // Half the datagrams (rounded down) arrive `jitter` late; with no jitter, all at once.
+        // Half the datagrams (rounded down), the last ones, arrive `jitter` late.
         let late = if self.jitter.is_zero() {
             0
         } else {
             packets / 2
         };
-        let mut now = sent + rtt;
-        for (count, delay) in [(packets - late, Duration::ZERO), (late, self.jitter)] {
-            let rtt = rtt + delay;
+        let mut now = sent;
+        for i in 0..packets {
+            let wait = if self.burst_queue {
+                // From half the backlog's service time for the first to all of it for the last.
+                service * queued / 2 + service * queued * i as u32 / (2 * packets as u32)
+            } else {
+                service * queued
+            };
+            let jitter = if i >= packets - late {
+                self.jitter
+            } else {
+                Duration::ZERO
+            };
+            let rtt = BASE_RTT + wait + self.extra + jitter;
             now = sent + rtt;
-            for _ in 0..count {
-                manet.on_ack(&AckSample {
-                    now,
-                    sent,
-                    bytes: u64::from(MTU),
-                    app_limited: false,
-                    rtt: RttSnapshot::uniform(rtt),
-                });
-            }
+            manet.on_ack(&AckSample {
+                now,
+                sent,
+                bytes: u64::from(MTU),
+                app_limited: false,
+                rtt: RttSnapshot::uniform(rtt),
+            });
         }
         manet.on_end_acks(&AckRoundEnd {
             now,
@@ -355,4 +368,48 @@ fn a_spread_the_minimum_filters_keeps_competitive_mode_with_4d() {
             .all(|(d, _)| *d != Some(ManetDecision::LeaveCompetitive)),
         "{log:?}"
     );
+}
+
+/// On a path whose RTTs take a floor of a tenth of the base RTT and, for half the datagrams, two
+/// base RTTs more (jitter, the same at any window), after `rounds` rounds: the composite, and
+/// its mean window over the last ten rounds, in datagrams.
+fn on_jitter(configure: impl FnOnce(&mut ManetConfig), rounds: usize) -> (Manet, f64) {
+    let (mut manet, mut path) = after_rounds(configure, 40);
+    path.extra = BASE_RTT / 10;
+    path.jitter = 2 * BASE_RTT;
+    let log: Vec<_> = (0..rounds).map(|_| path.round(&mut manet)).collect();
+    (manet, mean_window(&log, 10))
+}
+
+#[test]
+fn a_spread_that_a_drain_probe_keeps_is_jitter_not_backlog() {
+    let (on, window_on) = on_jitter(|_| {}, 60);
+    let (off, window_off) = on_jitter(
+        |c| {
+            c.set_jitter_allowance(false).unwrap();
+        },
+        60,
+    );
+    assert!(on.jitter_allowance() > Duration::ZERO);
+    assert_eq!(off.jitter_allowance(), Duration::ZERO);
+    assert!(
+        window_on > window_off,
+        "{window_on} datagrams with the allowance, {window_off} without"
+    );
+}
+
+#[test]
+fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
+    // The backlog's delay spreads over the round, so the round's RTTs spread with the backlog,
+    // and a drain probe, which sends the backlog-free window, removes the spread.
+    let mut manet = Manet::new(ManetConfig::default(), MTU);
+    let mut path = Path::new();
+    path.burst_queue = true;
+    let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
+    assert!(!probe_rounds(&log).is_empty(), "{log:?}");
+    assert!(
+        log.iter().any(|(d, _)| *d == Some(ManetDecision::Drained)),
+        "{log:?}"
+    );
+    assert_eq!(manet.jitter_allowance(), Duration::ZERO);
 }
