@@ -35,7 +35,7 @@
 //!   `presets`, `controllers`);
 //! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
 //! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
-//! - [`controllers`]: the registry of controllers and their validated knobs (no host stack);
+//! - [`registry`]: the registry of controllers and their validated knobs (no host stack);
 //!   [`build`]: a registered controller's factory on quinn or noq;
 //! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
 //!   the host stacks (quinn, noq) behind one interface;
@@ -57,7 +57,6 @@ pub mod backend;
 pub mod build;
 pub mod calibrate;
 pub mod cli;
-pub mod controllers;
 pub mod error;
 pub mod flows;
 pub mod host;
@@ -69,6 +68,7 @@ pub mod ns3_worker;
 pub mod presets;
 pub mod qlog;
 pub mod quiche_run;
+pub mod registry;
 pub mod report;
 pub mod result_file;
 pub mod run;

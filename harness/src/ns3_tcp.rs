@@ -9,10 +9,10 @@ use std::time::Duration;
 
 use netsim_ns3::{Session, TcpBulk, TcpFlowReport};
 
-use crate::controllers;
 use crate::metrics::{
     FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, jain, quantile,
 };
+use crate::registry;
 use crate::scenario::Transfer;
 use crate::spec::RunSpec;
 use crate::stack::Stack;
@@ -29,7 +29,7 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
             spec.controller.name
         )
     })?;
-    let (variant, segment_bytes) = controllers::tcp(&spec.controller)?;
+    let (variant, segment_bytes) = registry::tcp(&spec.controller)?;
     let pairs = config.pairs().len() as u32;
     let flows_per_pair = scenario.flows;
     let total = flows_per_pair.saturating_mul(pairs);

@@ -24,8 +24,8 @@ mod imp {
     use quiche_peer::{Amount, PeerConfig, QuicheCc, QuicheSettings, TransferReport, TransferSpec};
     use quinn::TransportConfig;
 
-    use crate::controllers;
     use crate::metrics::{FlowMetrics, LinkSummary, RunResult};
+    use crate::registry;
     use crate::scenario::{Scenario, Transfer};
     use crate::spec::{RunOptions, RunSpec};
     use crate::stack::Stack;
@@ -53,7 +53,7 @@ mod imp {
 
     fn sender_peer(spec: &RunSpec, options: &RunOptions) -> Result<PeerConfig, String> {
         let scenario = &spec.scenario;
-        let info = controllers::lookup(&spec.controller.name)?;
+        let info = registry::lookup(&spec.controller.name)?;
         if info.stacks == [Stack::Quiche] {
             let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
             return Ok(PeerConfig::Quiche(cc));

@@ -9,13 +9,13 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::build::{self, BuildOn};
-use crate::controllers;
 use crate::error::{HarnessError, Result};
 use crate::flows::{Amount, Flow, FlowPlan, run_pairs};
 use crate::host::{self, Host, Pairing};
 use crate::metrics::{
     FlowMetrics, LinkSummary, RunResult, SignalCounts, bits_per_second, jain, quantile,
 };
+use crate::registry;
 use crate::scenario::{Scenario, Transfer};
 pub use crate::spec::{RunOptions, RunSpec};
 use crate::stack::Stack;
@@ -41,7 +41,7 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
         )
     };
     // The run's controller, looked up once for the whole run.
-    let info = controllers::lookup(&spec.controller.name)
+    let info = registry::lookup(&spec.controller.name)
         .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))?;
     if spec.scenario.backend.ns3().is_some() && info.stacks == [Stack::Tcp] {
         return crate::ns3_tcp::run(spec)
@@ -78,7 +78,7 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
 /// quinn or noq at either end.
 async fn run_async<P: Pairing>(
     spec: &RunSpec,
-    info: &'static controllers::ControllerInfo,
+    info: &'static registry::ControllerInfo,
     options: &RunOptions,
 ) -> Result<RunResult, String>
 where
@@ -99,7 +99,7 @@ where
         if others.iter().any(|o| o.name == name) {
             continue;
         }
-        let other = controllers::ControllerSpec {
+        let other = registry::ControllerSpec {
             name: name.to_owned(),
             settings: Default::default(),
         };

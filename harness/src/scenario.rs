@@ -74,8 +74,8 @@ use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
 use crate::backend::{self, Backend, BackendKind};
-use crate::controllers::{self, ControllerSpec};
 use crate::error::{HarnessError, Result};
+use crate::registry::{self, ControllerSpec};
 use crate::stack::{self, Stack};
 use crate::tomldoc::{self, split_path};
 
@@ -1184,7 +1184,7 @@ impl Context<'_> {
                         format!("{field}.controller: {e}"),
                     )
                 };
-                let info = controllers::lookup(name).map_err(named)?;
+                let info = registry::lookup(name).map_err(named)?;
                 if matches!(info.stacks, [Stack::Quiche] | [Stack::Tcp]) {
                     return Err(self.field_error(
                         &format!("{field}.controller"),
@@ -1380,7 +1380,7 @@ impl Context<'_> {
                 ),
             ));
         }
-        controllers::tcp(spec).map_err(|e| self.field_error("controllers.select", e))?;
+        registry::tcp(spec).map_err(|e| self.field_error("controllers.select", e))?;
         Ok(())
     }
 
@@ -1397,7 +1397,7 @@ impl Context<'_> {
                 ));
             }
             for spec in specs {
-                let info = controllers::lookup(&spec.name)
+                let info = registry::lookup(&spec.name)
                     .map_err(|e| self.field_error("controllers.select", e))?;
                 let sender = info
                     .sender(point.stack.unwrap_or_default())
@@ -1474,7 +1474,7 @@ impl Context<'_> {
         stacks: &[Stack],
     ) -> Result<Vec<ControllerSpec>> {
         for name in section.settings.keys() {
-            controllers::lookup(name)
+            registry::lookup(name)
                 .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
         }
         let names: Vec<String> = match &section.select {
@@ -1484,7 +1484,7 @@ impl Context<'_> {
                 );
             }
             Some(list) => list.clone(),
-            None => controllers::names(stacks)
+            None => registry::names(stacks)
                 .into_iter()
                 .map(str::to_owned)
                 .collect(),
@@ -1501,7 +1501,7 @@ impl Context<'_> {
                 settings: section.settings.get(&name).cloned().unwrap_or_default(),
                 name,
             };
-            controllers::validate(&spec).map_err(|e| {
+            registry::validate(&spec).map_err(|e| {
                 // The knob the error names, or (a rule between knobs, such as ABRA's
                 // `initial_srtt_range`) the first knob set: either way the settings, not the
                 // selection, are at fault.
@@ -1526,7 +1526,7 @@ impl Context<'_> {
                 name: name.clone(),
                 settings: settings.clone(),
             };
-            controllers::validate(&spec)
+            registry::validate(&spec)
                 .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
         }
         Ok(specs)
@@ -1653,7 +1653,7 @@ mod tests {
         assert_eq!(grid.seeds, vec![1, 2, 3]);
         assert_eq!(
             grid.controllers.len(),
-            controllers::names(&[Stack::Quinn]).len()
+            registry::names(&[Stack::Quinn]).len()
         );
     }
 

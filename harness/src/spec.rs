@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::controllers::ControllerSpec;
+use crate::registry::ControllerSpec;
 use crate::scenario::Scenario;
 
 /// One run of a grid.

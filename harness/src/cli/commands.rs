@@ -9,7 +9,7 @@ use crate::error::{HarnessError, Result};
 use crate::report::{self, ReportMeta};
 use crate::scenario;
 use crate::sweep;
-use crate::{controllers, presets};
+use crate::{presets, registry};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
@@ -190,7 +190,7 @@ pub(super) fn presets_command(args: &PresetsArgs) -> Result<()> {
 
 pub(super) fn controllers_command() -> Result<()> {
     let mut out = String::new();
-    for info in controllers::registry() {
+    for info in registry::all() {
         out.push_str(&format!("{:<12} {}\n", info.name, info.description));
         for knob in &info.knobs {
             out.push_str(&format!(
