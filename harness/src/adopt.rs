@@ -18,7 +18,7 @@ use crate::error::{HarnessError, Result};
 use crate::merge::collect_files;
 use crate::metrics::RunResult;
 use crate::result_file::read_results_if_started;
-use crate::spec::RunSpec;
+use crate::run::spec::RunSpec;
 
 /// The runs found in the result files named by `inputs` (files, or directories of `.jsonl`
 /// files), by run id; the first copy of a run wins. A file written by another harness version

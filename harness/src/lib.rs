@@ -22,7 +22,7 @@
 //!     .iter()
 //!     .find(|r| r.controller.name == "karak")
 //!     .expect("karak is one of the preset's controllers");
-//! let result = run::execute(spec, &run::RunOptions::default())?;
+//! let result = run::execute(spec, &run::spec::RunOptions::default())?;
 //! assert_eq!(result.flows.len(), 2);
 //! assert_eq!(result.flows[1].controller.as_deref(), Some("cubic"));
 //! assert!(result.goodput_bps > 1e6);
@@ -36,46 +36,37 @@
 //! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
 //! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
 //! - [`registry`]: the registry of controllers and their validated knobs (no host stack);
-//!   [`build`]: a registered controller's factory on quinn or noq;
-//! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
-//!   the host stacks (quinn, noq) behind one interface;
-//!   [`sampler`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
+//! - [`run`]: one run on its own runtime: [`run::spec`] (what identifies it), [`run::build`] (a
+//!   registered controller's factory on quinn or noq), [`run::host`] (the host stacks behind one
+//!   interface), [`run::sampler`] (the recording controller wrapper: RTT samples, slow start,
+//!   cwnd trace), [`run::qlog`] (quinn's qlog per connection), [`run::flows`] (concurrent
+//!   verified transfers), [`run::ns3_worker`] and [`run::ns3_tcp`] (ns-3 runs), [`run::quiche`]
+//!   (runs with a quiche end: cargo feature `quiche`, off by default; real time only);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
 //! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
 //!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs;
 //!   [`calibrate`]: a fast model's results against a reference's;
-//! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
-//! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
-//!   (cargo feature `quiche`, off by default; real time only).
+//! - [`error`]: errors and exit codes; [`stack`]: which QUIC stack runs each end.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
 pub mod adopt;
 pub mod backend;
-pub mod build;
 pub mod calibrate;
 pub mod cli;
 pub mod error;
-pub mod flows;
-pub mod host;
 pub mod input_file;
 pub mod merge;
 pub mod metrics;
-pub mod ns3_tcp;
-pub mod ns3_worker;
 pub mod presets;
-pub mod qlog;
-pub mod quiche_run;
 pub mod registry;
 pub mod report;
 pub mod result_file;
 pub mod run;
-pub mod sampler;
 pub mod scenario;
 pub mod shard;
-pub mod spec;
 pub mod stack;
 pub mod sweep;
 pub mod tomldoc;

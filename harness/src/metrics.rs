@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use serde::{Deserialize, Serialize};
 
 use crate::backend::BackendKind;
-use crate::sampler::WindowPoint;
+use crate::run::sampler::WindowPoint;
 use crate::stack::Stack;
 
 /// Congestion events by cc-core loss-signal class (ports only).

@@ -85,14 +85,14 @@ pub enum Baseline {
 pub(crate) enum Builder {
     /// One of the host stack's own controllers.
     Baseline(Baseline),
-    /// A port: its config, checked by [`configure`] for its config type (`crate::build` makes
+    /// A port: its config, checked by [`configure`] for its config type (`crate::run::build` makes
     /// its factory on a host stack).
     Port {
         check: fn(&Settings<'_>) -> Result<(), String>,
     },
     /// A quiche controller: no quinn or noq factory.
     Quiche,
-    /// ns-3's own TCP with this congestion control: no QUIC at all (`crate::ns3_tcp`).
+    /// ns-3's own TCP with this congestion control: no QUIC at all (`crate::run::ns3_tcp`).
     Ns3Tcp(netsim_ns3::TcpVariant),
 }
 
@@ -410,7 +410,7 @@ pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
     }
 }
 
-/// How `info` is built: `crate::build` reads it.
+/// How `info` is built: `crate::run::build` reads it.
 pub(crate) fn builder(info: &ControllerInfo) -> Builder {
     info.builder
 }

@@ -20,10 +20,10 @@ use serde::{Deserialize, Serialize};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::ReportMeta;
+use crate::run::spec::RunSpec;
 use crate::scenario::Grid;
 use crate::scenario::fnv1a;
 use crate::shard::Shard;
-use crate::spec::RunSpec;
 
 /// Version of the result-file format.
 pub const FORMAT: u32 = 1;

@@ -723,7 +723,7 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The stable run id of `controller` with `seed` on the point `scenario`: a hash of the
 /// scenario parameters (not its labels), the controller spec and the seed, as 16 hex digits.
-/// Here rather than on [`crate::spec::RunSpec`] so that a grid can refuse two equal runs
+/// Here rather than on [`crate::run::spec::RunSpec`] so that a grid can refuse two equal runs
 /// without building its runs.
 pub fn run_id(scenario: &Scenario, controller: &ControllerSpec, seed: u64) -> String {
     let s = scenario;

@@ -13,9 +13,9 @@ use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::result_file::{Header, append, open_results, shard_path};
 use crate::run;
+use crate::run::spec::{RunOptions, RunSpec};
 use crate::scenario::Grid;
 use crate::shard::Shard;
-use crate::spec::{RunOptions, RunSpec};
 
 /// Every run of `grid`, in grid order (point, controller, seed).
 pub fn expand(grid: &Grid) -> Vec<RunSpec> {

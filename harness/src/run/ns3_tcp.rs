@@ -13,8 +13,8 @@ use crate::metrics::{
     FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, jain, quantile,
 };
 use crate::registry;
+use crate::run::spec::RunSpec;
 use crate::scenario::Transfer;
-use crate::spec::RunSpec;
 use crate::stack::Stack;
 
 /// How often a transfer of a given size checks whether every flow has its bytes.

@@ -4,27 +4,45 @@
 //! A fresh runtime per run (rather than one reused by a worker thread) makes a run's result
 //! independent of which runs a worker did before it: a run's output depends only on its spec.
 
+//!
+//! The pieces of a run, in the order it uses them: [`spec`] (what identifies it), [`build`]
+//! (its controller's factory on the run's stack), [`host`] (quinn and noq behind one interface),
+//! [`sampler`] (the recording wrapper around the controller), [`qlog`] (quinn's qlog),
+//! [`flows`] (the concurrent verified transfers); the runs that take another path: [`ns3_worker`]
+//! (an ns-3 run in a process of its own), [`ns3_tcp`] (ns-3's own TCP) and [`quiche`] (a quiche
+//! end, cargo feature `quiche`).
+
+pub mod build;
+pub mod flows;
+pub mod host;
+pub mod ns3_tcp;
+pub mod ns3_worker;
+pub mod qlog;
+pub mod quiche;
+pub mod sampler;
+pub mod spec;
+
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use crate::build::{self, BuildOn};
 use crate::error::{HarnessError, Result};
-use crate::flows::{Amount, Flow, FlowPlan, run_pairs};
-use crate::host::{self, Host, Pairing};
 use crate::metrics::{
     FlowMetrics, LinkSummary, RunResult, SignalCounts, bits_per_second, jain, quantile,
 };
 use crate::registry;
+use crate::run::build::BuildOn;
+use crate::run::flows::{Amount, Flow, FlowPlan, run_pairs};
+use crate::run::host::{Host, Pairing};
+use crate::run::spec::{RunOptions, RunSpec};
 use crate::scenario::{Scenario, Transfer};
-pub use crate::spec::{RunOptions, RunSpec};
 use crate::stack::Stack;
 
 /// Runs `spec`. A failed run (quinn error, timeout, integrity failure) is
 /// [`HarnessError::RunFailed`] naming the run.
 pub fn execute(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     if let (Some(worker), false) = (&options.ns3_worker, spec.scenario.backend.is_netsim()) {
-        return crate::ns3_worker::execute(worker, spec, options);
+        return crate::run::ns3_worker::execute(worker, spec, options);
     }
     execute_here(spec, options)
 }
@@ -44,7 +62,7 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     let info = registry::lookup(&spec.controller.name)
         .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))?;
     if spec.scenario.backend.ns3().is_some() && info.stacks == [Stack::Tcp] {
-        return crate::ns3_tcp::run(spec)
+        return crate::run::ns3_tcp::run(spec)
             .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())));
     }
     let runtime = netsim::sim::build_runtime(spec.scenario.clock).map_err(|e| {
@@ -54,7 +72,7 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
         let host = spec.scenario.stack.unwrap_or_default();
         let (sender, receiver) = crate::stack::ends(info.sender(host)?, spec.scenario.receiver);
         if crate::stack::involves_quiche(sender, receiver) {
-            return crate::quiche_run::run(spec, options, sender, receiver).await;
+            return crate::run::quiche::run(spec, options, sender, receiver).await;
         }
         match (sender, receiver) {
             (Stack::Quinn, Stack::Quinn) => {
@@ -350,7 +368,7 @@ fn flow_metrics_of<H: Host>(
     metrics.congestion_events = Some(stats.congestion_events);
     if let Some(recorded) = H::recorded(client, built.signal_stats) {
         metrics.signals = recorded.signals.map(|s| SignalCounts::from_stats(&s));
-        let mut recording = crate::sampler::lock(&recorded.samples);
+        let mut recording = crate::run::sampler::lock(&recorded.samples);
         recording.finish(epoch + end);
         let mut samples = recording.rtt_samples_us.clone();
         samples.sort_unstable();

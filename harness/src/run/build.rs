@@ -8,11 +8,11 @@ use cc_core::{PortConfig, SignalConfig, SignalStats};
 use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
 
-use crate::host::{self, Host};
 use crate::registry::{
     self, Baseline, Builder, ControllerInfo, ControllerSpec, Settings, configure,
     loss_reduction_factor,
 };
+use crate::run::host::{self, Host};
 
 /// A controller factory ready for the host stack's
 /// `TransportConfig::congestion_controller_factory`, and how to read the loss-signal statistics

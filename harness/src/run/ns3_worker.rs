@@ -14,8 +14,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::sampler::WindowPoint;
-use crate::spec::{RunOptions, RunSpec};
+use crate::run::sampler::WindowPoint;
+use crate::run::spec::{RunOptions, RunSpec};
 
 /// One run for a worker.
 #[derive(Debug, Serialize, Deserialize)]
