@@ -6,8 +6,9 @@
 //! runs, execute one, and read its metrics.
 //!
 //! ```
+//! use harness::batch::sweep;
 //! use harness::scenario::{self, Source};
-//! use harness::{presets, run, sweep};
+//! use harness::{presets, run};
 //!
 //! let preset = presets::lookup("coexist")?;
 //! let source = Source {
@@ -44,31 +45,27 @@
 //!   (runs with a quiche end: cargo feature `quiche`, off by default; real time only);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
-//! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
-//!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs;
-//!   [`calibrate`]: a fast model's results against a reference's;
+//! - [`batch`]: many runs: [`batch::sweep`] (parallel execution), [`batch::shard`] (slices of a
+//!   grid), [`batch::result_file`] (resumable result files), [`batch::adopt`] (a grown grid's
+//!   sweep starting from another sweep's runs), [`batch::merge`] (combining shard outputs),
+//!   [`batch::calibrate`] (a fast model's results against a reference's);
 //! - [`error`]: errors and exit codes; [`stack`]: which QUIC stack runs each end.
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod adopt;
 pub mod backend;
-pub mod calibrate;
+pub mod batch;
 pub mod cli;
 pub mod error;
 pub mod input_file;
-pub mod merge;
 pub mod metrics;
 pub mod presets;
 pub mod registry;
 pub mod report;
-pub mod result_file;
 pub mod run;
 pub mod scenario;
-pub mod shard;
 pub mod stack;
-pub mod sweep;
 pub mod tomldoc;
 pub mod units;
 

@@ -749,7 +749,7 @@ pub fn run_id(scenario: &Scenario, controller: &ControllerSpec, seed: u64) -> St
 /// `"1000ms"`. A sweep would write that run twice under one id, which merge then refuses.
 fn check_distinct_runs(grid: &Grid) -> Result<()> {
     let mut seen = std::collections::HashMap::new();
-    // In grid order (point, controller, seed), as `crate::sweep::expand` lists the runs.
+    // In grid order (point, controller, seed), as `crate::batch::sweep::expand` lists the runs.
     let runs = grid.points.iter().flat_map(|point| {
         grid.controllers.iter().flat_map(move |controller| {
             grid.seeds

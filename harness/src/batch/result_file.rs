@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::ReportMeta;
 use crate::run::spec::RunSpec;
 use crate::scenario::Grid;
 use crate::scenario::fnv1a;
-use crate::shard::Shard;
 
 /// Version of the result-file format.
 pub const FORMAT: u32 = 1;

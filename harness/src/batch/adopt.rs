@@ -14,10 +14,10 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::batch::merge::collect_files;
+use crate::batch::result_file::read_results_if_started;
 use crate::error::{HarnessError, Result};
-use crate::merge::collect_files;
 use crate::metrics::RunResult;
-use crate::result_file::read_results_if_started;
 use crate::run::spec::RunSpec;
 
 /// The runs found in the result files named by `inputs` (files, or directories of `.jsonl`
