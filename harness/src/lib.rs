@@ -54,7 +54,6 @@
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod backend;
 pub mod batch;
 pub mod cli;
 pub mod error;
@@ -66,8 +65,6 @@ pub mod report;
 pub mod run;
 pub mod scenario;
 pub mod stack;
-pub mod tomldoc;
-pub mod units;
 
 /// The harness version, recorded in result files (shards of different versions do not merge).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -4,8 +4,8 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::BackendKind;
 use crate::run::sampler::WindowPoint;
+use crate::scenario::backend::BackendKind;
 use crate::stack::Stack;
 
 /// Congestion events by cc-core loss-signal class (ports only).

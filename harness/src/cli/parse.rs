@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use toml::Value;
 
-use crate::{registry, tomldoc};
+use crate::registry;
+use crate::scenario::tomldoc;
 
 pub(super) fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
     netsim::units::parse_duration(text)

@@ -207,7 +207,7 @@ mod imp {
             signals: None,
             link: LinkSummary::from_accounting(data),
             flows: vec![flow_of(scenario, report)],
-            backend: crate::backend::BackendKind::Netsim,
+            backend: crate::scenario::backend::BackendKind::Netsim,
             ns3: None,
             route_down_s: Vec::new(),
         }
