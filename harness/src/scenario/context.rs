@@ -1,15 +1,19 @@
 //! What every check of a scenario needs: the file (for the line an error names) and the
 //! command line's overrides (for the option an error blames).
 
-use toml::Table;
-
 use crate::error::HarnessError;
 use crate::scenario::model::{Override, Source};
 use crate::scenario::tomldoc::{self, split_path};
 
+/// The scenario text parsed once, spans kept: the file's sections, the document that overrides
+/// and axes change, and the lines errors name are all read from it.
+pub(super) type Parsed<'a> = toml_edit::ImDocument<&'a str>;
+
+/// A scenario being loaded: where errors point.
 pub(super) struct Context<'a> {
     pub(super) source: &'a Source,
-    pub(super) doc: &'a Table,
+    /// The file as written, for the lines errors name.
+    pub(super) parsed: &'a Parsed<'a>,
     pub(super) overrides: &'a [Override],
     /// Refuse points that this build cannot run (the ns-3 backend without its feature).
     pub(super) runnable: bool,
@@ -37,7 +41,7 @@ impl Context<'_> {
         }
         let line = candidates
             .iter()
-            .find_map(|c| tomldoc::line_of(&self.source.text, &split_path(c)));
+            .find_map(|c| tomldoc::line_of(self.parsed, &split_path(c)));
         match line {
             Some(line) => {
                 HarnessError::bad_input(format!("{}: line {line}: {message}", self.source.name))

@@ -236,7 +236,6 @@ impl Context<'_> {
                 out
             }
         };
-        let _ = self.doc;
         Ok(seeds)
     }
 }

@@ -2,10 +2,11 @@
 //! checked, and the grid built from it (axes, points, controllers, seeds), with errors that name
 //! the line and the field, or the option.
 
+use serde::Deserialize;
 use toml::{Table, Value};
 
 use crate::error::{HarnessError, Result};
-use crate::scenario::context::Context;
+use crate::scenario::context::{Context, Parsed};
 use crate::scenario::grid::{cartesian, check_axes_reach, check_distinct_runs, check_labels};
 use crate::scenario::model::{Grid, MAX_RUNS, Override, Scenario, Source};
 use crate::scenario::schema::ScenarioFile;
@@ -19,12 +20,20 @@ fn line_col(text: &str, offset: usize) -> (usize, usize) {
     (line, col)
 }
 
-fn parse_error(source: &Source, error: &toml::de::Error) -> HarnessError {
-    let message = error.message().trim();
-    match error.span() {
+/// An error of the file itself (its syntax, or a section serde cannot read), with the line, the
+/// column and, when the file parsed, the field it points into.
+fn parse_error(
+    source: &Source,
+    parsed: Option<&Parsed<'_>>,
+    message: &str,
+    span: Option<std::ops::Range<usize>>,
+) -> HarnessError {
+    let message = message.trim();
+    match span {
         Some(span) => {
             let (line, col) = line_col(&source.text, span.start);
-            let field = tomldoc::key_at(&source.text, span.start)
+            let field = parsed
+                .and_then(|doc| tomldoc::key_at(doc, span.start))
                 .map(|k| format!("field `{k}`: "))
                 .unwrap_or_default();
             HarnessError::bad_input(format!(
@@ -34,6 +43,11 @@ fn parse_error(source: &Source, error: &toml::de::Error) -> HarnessError {
         }
         None => HarnessError::bad_input(format!("{}: {message}", source.name)),
     }
+}
+
+/// The parsed file as a plain TOML table: the document overrides and axes are applied to.
+fn table_of(parsed: &Parsed<'_>) -> std::result::Result<Table, toml_edit::de::Error> {
+    Table::deserialize(toml_edit::de::Deserializer::from(parsed.clone()))
 }
 
 /// Loads `source` with `overrides` applied and expands it into a grid that this build can run
@@ -49,11 +63,12 @@ pub fn load_description(source: &Source) -> Result<Grid> {
 }
 
 fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Result<Grid> {
-    let file: ScenarioFile = toml::from_str(&source.text).map_err(|e| parse_error(source, &e))?;
-    let mut doc: Table = source
-        .text
-        .parse()
-        .map_err(|e: toml::de::Error| parse_error(source, &e))?;
+    let parsed = Parsed::parse(source.text.as_str())
+        .map_err(|e| parse_error(source, None, e.message(), e.span()))?;
+    let file = ScenarioFile::deserialize(toml_edit::de::Deserializer::from(parsed.clone()))
+        .map_err(|e| parse_error(source, Some(&parsed), e.message(), e.span()))?;
+    let mut doc =
+        table_of(&parsed).map_err(|e| parse_error(source, Some(&parsed), e.message(), e.span()))?;
     for o in overrides {
         match &o.value {
             Some(value) => tomldoc::set_path(&mut doc, &o.key, value.clone()).map_err(|e| {
@@ -81,7 +96,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
                                 && (o.key == field || o.key.ends_with(&format!(".{field}")))
                         })
                     })
-                    .or_else(|| first_unreadable(&source.text, overrides))
+                    .or_else(|| first_unreadable(table_of(&parsed).ok()?, overrides))
                     .map(|o| format!("{} `{}`", o.flag, o.key));
                 let flags = culprit.unwrap_or_else(|| {
                     let mut flags: Vec<&str> = Vec::new();
@@ -107,7 +122,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     doc.remove("axis");
     let ctx = Context {
         source,
-        doc: &doc,
+        parsed: &parsed,
         overrides,
         runnable,
     };
@@ -184,10 +199,9 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     Ok(grid)
 }
 
-/// The first override that, applied after the ones before it, makes `text` unreadable as a
+/// The first override that, applied after the ones before it, makes `doc` unreadable as a
 /// scenario: the option to blame when serde's message names no field.
-fn first_unreadable<'a>(text: &str, overrides: &'a [Override]) -> Option<&'a Override> {
-    let mut doc: Table = text.parse().ok()?;
+fn first_unreadable(mut doc: Table, overrides: &[Override]) -> Option<&Override> {
     for o in overrides {
         match &o.value {
             Some(value) => tomldoc::set_path(&mut doc, &o.key, value.clone()).ok()?,
