@@ -52,7 +52,7 @@ pub fn runs_in(inputs: &[PathBuf]) -> Result<BTreeMap<String, RunResult>> {
 
 /// `found`'s copy of the run `spec`, labelled as this grid labels it; `None` when it has none.
 pub fn adopt(found: &BTreeMap<String, RunResult>, spec: &RunSpec) -> Option<RunResult> {
-    let mut run = found.get(&spec.run_id())?.clone();
+    let mut run = found.get(spec.run_id())?.clone();
     run.index = spec.index;
     run.grid.clone_from(&spec.grid);
     run.point.clone_from(&spec.scenario.point);

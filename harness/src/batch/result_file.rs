@@ -133,7 +133,7 @@ impl Header {
 
     /// The header for `shard` of `grid`.
     pub fn new(grid: &Grid, specs: &[RunSpec], shard: Shard) -> Self {
-        let run_ids: Vec<String> = specs.iter().map(RunSpec::run_id).collect();
+        let run_ids: Vec<String> = specs.iter().map(|s| s.run_id().to_owned()).collect();
         Self {
             kind: "header".to_owned(),
             format: FORMAT,

@@ -23,13 +23,13 @@ pub fn expand(grid: &Grid) -> Vec<RunSpec> {
     for point in &grid.points {
         for controller in &grid.controllers {
             for &seed in &grid.seeds {
-                specs.push(RunSpec {
-                    index: specs.len(),
-                    grid: grid.name.clone(),
-                    scenario: point.clone(),
-                    controller: controller.clone(),
+                specs.push(RunSpec::new(
+                    specs.len(),
+                    grid.name.clone(),
+                    point.clone(),
+                    controller.clone(),
                     seed,
-                });
+                ));
             }
         }
     }
@@ -140,7 +140,7 @@ pub fn sweep(
     let mut todo = Vec::new();
     for spec in specs
         .iter()
-        .filter(|s| shard.contains(s.index) && !done.contains(&s.run_id()))
+        .filter(|s| shard.contains(s.index) && !done.contains(s.run_id()))
     {
         match crate::batch::adopt::adopt(&found, spec) {
             Some(run) => {

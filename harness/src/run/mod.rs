@@ -287,7 +287,7 @@ where
     let goodputs: Vec<f64> = flow_metrics.iter().map(|f| f.goodput_bps).collect();
     let per_second = |bytes: u64| bits_per_second(bytes, window_s);
     let result = RunResult {
-        run_id: spec.run_id(),
+        run_id: spec.run_id().to_owned(),
         index: spec.index,
         grid: spec.grid.clone(),
         point: scenario.point.clone(),

@@ -109,7 +109,7 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
         .a_to_b
         .accounting(window_s, stats.route_available.unwrap_or(1.0));
     Ok(RunResult {
-        run_id: spec.run_id(),
+        run_id: spec.run_id().to_owned(),
         index: spec.index,
         grid: spec.grid.clone(),
         point: scenario.point.clone(),

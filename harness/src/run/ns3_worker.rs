@@ -54,7 +54,7 @@ pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<Ru
     };
     let request = Request {
         spec: spec.clone(),
-        run_id: spec.run_id(),
+        run_id: spec.run_id().to_owned(),
         trace: options.trace,
         qlog_dir: options.qlog_dir.clone(),
         parent: std::process::id(),

@@ -185,7 +185,7 @@ mod imp {
         let scenario = &spec.scenario;
         let data = &report.accounting.a_to_b;
         RunResult {
-            run_id: spec.run_id(),
+            run_id: spec.run_id().to_owned(),
             index: spec.index,
             grid: spec.grid.clone(),
             point: scenario.point.clone(),

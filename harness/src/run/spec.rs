@@ -10,7 +10,13 @@ use crate::registry::ControllerSpec;
 use crate::scenario::Scenario;
 
 /// One run of a grid.
+///
+/// Built by [`RunSpec::new`], which computes its id once; the fields are public to read (a
+/// changed field would leave the id stale: build a new spec instead). It travels to an ns-3
+/// worker without its id, and the worker computes it again from the fields (`from`), so that a
+/// spec that changed on the way does not run under the id it was sent with.
 #[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(from = "SpecFields")]
 pub struct RunSpec {
     /// Position in grid order.
     pub index: usize,
@@ -22,13 +28,51 @@ pub struct RunSpec {
     pub controller: ControllerSpec,
     /// The seed.
     pub seed: u64,
+    #[serde(skip_serializing)]
+    run_id: String,
 }
 
 impl RunSpec {
+    /// The run of `controller` with `seed` on the point `scenario`, at `index` of the grid
+    /// named `grid`.
+    pub fn new(
+        index: usize,
+        grid: String,
+        scenario: Scenario,
+        controller: ControllerSpec,
+        seed: u64,
+    ) -> Self {
+        let run_id = crate::scenario::run_id(&scenario, &controller, seed);
+        Self {
+            index,
+            grid,
+            scenario,
+            controller,
+            seed,
+            run_id,
+        }
+    }
+
     /// The stable run id: a hash of the scenario parameters (not its labels), the controller
-    /// spec and the seed, as 16 hex digits.
-    pub fn run_id(&self) -> String {
-        crate::scenario::run_id(&self.scenario, &self.controller, self.seed)
+    /// spec and the seed, as 16 hex digits ([`crate::scenario::run_id`]).
+    pub fn run_id(&self) -> &str {
+        &self.run_id
+    }
+}
+
+/// A [`RunSpec`]'s fields as serialized: everything but the id.
+#[derive(Deserialize)]
+struct SpecFields {
+    index: usize,
+    grid: String,
+    scenario: Scenario,
+    controller: ControllerSpec,
+    seed: u64,
+}
+
+impl From<SpecFields> for RunSpec {
+    fn from(f: SpecFields) -> Self {
+        Self::new(f.index, f.grid, f.scenario, f.controller, f.seed)
     }
 }
 
