@@ -30,26 +30,30 @@
 //! # Ok::<(), harness::error::HarnessError>(())
 //! ```
 //!
-//! The binary is a thin `main` over this library; the pieces, one purpose per file:
+//! The binary is a thin `main` over this library. Its modules follow the data: a scenario
+//! is read into a grid, the grid's runs are executed one by one, many of them make a batch,
+//! and the results are reported.
 //!
-//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
-//!   `presets`, `controllers`);
-//! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
-//! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
-//! - [`registry`]: the registry of controllers and their validated knobs (no host stack);
+//! - [`registry`]: the controllers by name, with their validated knobs (no host stack);
+//! - [`scenario`]: the TOML scenario schema (errors with line and field), read into a
+//!   [`scenario::Grid`] of points; [`presets`]: built-in scenario files for the demo and the
+//!   papers' experiments;
 //! - [`run`]: one run on its own runtime: [`run::spec`] (what identifies it), [`run::build`] (a
 //!   registered controller's factory on quinn or noq), [`run::host`] (the host stacks behind one
 //!   interface), [`run::sampler`] (the recording controller wrapper: RTT samples, slow start,
 //!   cwnd trace), [`run::qlog`] (quinn's qlog per connection), [`run::flows`] (concurrent
 //!   verified transfers), [`run::ns3_worker`] and [`run::ns3_tcp`] (ns-3 runs), [`run::quiche`]
 //!   (runs with a quiche end: cargo feature `quiche`, off by default; real time only);
-//! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
-//! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
 //! - [`batch`]: many runs: [`batch::sweep`] (parallel execution), [`batch::shard`] (slices of a
 //!   grid), [`batch::result_file`] (resumable result files), [`batch::adopt`] (a grown grid's
 //!   sweep starting from another sweep's runs), [`batch::merge`] (combining shard outputs),
 //!   [`batch::calibrate`] (a fast model's results against a reference's);
-//! - [`error`]: errors and exit codes; [`stack`]: which QUIC stack runs each end.
+//! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
+//! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
+//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
+//!   `presets`, `controllers`);
+//! - shared leaves: [`error`] (errors and exit codes), [`stack`] (which QUIC stack runs each
+//!   end), [`input_file`] (bounded reads of input files).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
