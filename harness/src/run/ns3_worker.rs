@@ -13,8 +13,7 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
-use crate::metrics::RunResult;
-use crate::run::sampler::WindowPoint;
+use crate::metrics::{RunResult, WindowPoint};
 use crate::run::spec::{RunOptions, RunSpec};
 
 /// One run for a worker.
