@@ -3,14 +3,19 @@
 
 Usage: scripts/module-deps.py [CRATE_SRC] [--depth N] [--check]
   CRATE_SRC  the crate's src directory (default: harness/src)
-  --depth N  group modules to N path segments (default 1: `cli`, `report`, `scenario`; 2 also
-             separates `cli::args` from `cli::overrides`)
+  --depth N  group modules to N path segments (default 1: `cli`, `run`, `scenario`; 2 also
+             separates `cli::args` from `cli::overrides`, and puts run/host/quinn.rs in
+             `run::host`)
   --check    exit 1 if any circle exists (CI uses this)
 
-A module depends on another when its code (comments aside) names it as `crate::a::b` (in a `use` or a path) or,
-inside a module directory, as `super::x` or `self::x`. Test modules count too: a circle through
-a test is still a circle in the file graph. Circles are the strongly connected components with
-more than one module (Tarjan), each printed with the edges that close it.
+A module depends on another when its code (comments aside) names it as `crate::a::b` (in a
+`use` or a path) or, inside a module directory, as `super::x` or `self::x`. Directories nest to
+any depth: a file's module is its path (run/host/quinn.rs is `run::host::quinn`; a mod.rs is
+its directory's). A mod.rs's re-export of its children by bare path (`pub use model::Grid` in
+scenario/mod.rs) is not an edge, so the children import one another by their own paths
+(`crate::scenario::model::Grid`), never through the re-export. Test modules count too: a circle
+through a test is still a circle in the file graph. Circles are the strongly connected
+components with more than one module (Tarjan), each printed with the edges that close it.
 """
 import re
 import sys

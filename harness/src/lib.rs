@@ -6,8 +6,9 @@
 //! runs, execute one, and read its metrics.
 //!
 //! ```
+//! use harness::batch::sweep;
 //! use harness::scenario::{self, Source};
-//! use harness::{presets, run, sweep};
+//! use harness::{presets, run};
 //!
 //! let preset = presets::lookup("coexist")?;
 //! let source = Source {
@@ -22,64 +23,52 @@
 //!     .iter()
 //!     .find(|r| r.controller.name == "karak")
 //!     .expect("karak is one of the preset's controllers");
-//! let result = run::execute(spec, &run::RunOptions::default())?;
+//! let result = run::execute(spec, &run::spec::RunOptions::default())?;
 //! assert_eq!(result.flows.len(), 2);
 //! assert_eq!(result.flows[1].controller.as_deref(), Some("cubic"));
 //! assert!(result.goodput_bps > 1e6);
 //! # Ok::<(), harness::error::HarnessError>(())
 //! ```
 //!
-//! The binary is a thin `main` over this library; the pieces, one purpose per file:
+//! The binary is a thin `main` over this library. Its modules follow the data: a scenario
+//! is read into a grid, the grid's runs are executed one by one, many of them make a batch,
+//! and the results are reported.
 //!
-//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
-//!   `presets`, `controllers`);
-//! - [`scenario`]: the TOML scenario schema (errors with line and field), grids of points;
-//! - [`presets`]: built-in scenario files for the demo and the papers' experiments;
-//! - [`controllers`]: the registry of controllers and their validated knobs (no host stack);
-//!   [`build`]: a registered controller's factory on quinn or noq;
-//! - [`run`]: one run on its own runtime; [`flows`]: concurrent verified transfers; [`host`]:
-//!   the host stacks (quinn, noq) behind one interface;
-//!   [`sampler`]: the recording controller wrapper (RTT samples, slow start, cwnd trace);
+//! - [`registry`]: the controllers by name, with their validated knobs (no host stack);
+//! - [`scenario`]: the TOML scenario schema (errors with line and field), read into a
+//!   [`scenario::Grid`] of points; [`presets`]: built-in scenario files for the demo and the
+//!   papers' experiments;
+//! - [`run`]: one run on its own runtime: [`run::spec`] (what identifies it), [`run::build`] (a
+//!   registered controller's factory on quinn or noq), [`run::host`] (the host stacks behind one
+//!   interface), [`run::sampler`] (the recording controller wrapper: RTT samples, slow start,
+//!   cwnd trace), [`run::qlog`] (quinn's qlog per connection), [`run::flows`] (concurrent
+//!   verified transfers), [`run::ns3_worker`] and [`run::ns3_tcp`] (ns-3 runs), [`run::quiche`]
+//!   (runs with a quiche end: cargo feature `quiche`, off by default; real time only);
+//! - [`batch`]: many runs: [`batch::sweep`] (parallel execution), [`batch::shard`] (slices of a
+//!   grid), [`batch::result_file`] (resumable result files), [`batch::adopt`] (a grown grid's
+//!   sweep starting from another sweep's runs), [`batch::merge`] (combining shard outputs),
+//!   [`batch::calibrate`] (a fast model's results against a reference's);
 //! - [`metrics`]: per-run and per-flow metrics, statistics over seeds;
 //! - [`report`]: table, JSON, CSV, SVG plots, the HTML page and the coexistence figures;
-//! - [`sweep`]: parallel execution, shards and resumable result files; [`adopt`]: a grown
-//!   grid's sweep starting from another sweep's runs; [`merge`]: combining shard outputs;
-//!   [`calibrate`]: a fast model's results against a reference's;
-//! - [`qlog`]: quinn's qlog per connection; [`error`]: errors and exit codes;
-//! - [`stack`]: which QUIC stack runs each end; [`quiche_run`]: runs with a quiche end
-//!   (cargo feature `quiche`, off by default; real time only).
+//! - [`cli`]: clap definitions and the subcommands (`run`, `sweep`, `merge`, `calibrate`,
+//!   `presets`, `controllers`);
+//! - shared leaves: [`error`] (errors and exit codes), [`stack`] (which QUIC stack runs each
+//!   end), [`input_file`] (bounded reads of input files).
 
 #![deny(missing_docs)]
 #![forbid(unsafe_code)]
 
-pub mod adopt;
-pub mod backend;
-pub mod build;
-pub mod calibrate;
+pub mod batch;
 pub mod cli;
-pub mod controllers;
 pub mod error;
-pub mod flows;
-pub mod host;
 pub mod input_file;
-pub mod merge;
 pub mod metrics;
-pub mod ns3_tcp;
-pub mod ns3_worker;
 pub mod presets;
-pub mod qlog;
-pub mod quiche_run;
+pub mod registry;
 pub mod report;
-pub mod result_file;
 pub mod run;
-pub mod sampler;
 pub mod scenario;
-pub mod shard;
-pub mod spec;
 pub mod stack;
-pub mod sweep;
-pub mod tomldoc;
-pub mod units;
 
 /// The harness version, recorded in result files (shards of different versions do not merge).
 pub const VERSION: &str = env!("CARGO_PKG_VERSION");

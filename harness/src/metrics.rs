@@ -4,8 +4,7 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use crate::backend::BackendKind;
-use crate::sampler::WindowPoint;
+use crate::scenario::backend::BackendKind;
 use crate::stack::Stack;
 
 /// Congestion events by cc-core loss-signal class (ports only).
@@ -107,6 +106,17 @@ pub struct TcpCounters {
     pub timeouts: u64,
     /// Fast recoveries (entries into `CA_RECOVERY`).
     pub fast_recoveries: u64,
+}
+
+/// One point of a flow's window trajectory (recorded by `crate::run::sampler`).
+#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct WindowPoint {
+    /// Seconds since the run's start (link time).
+    pub t: f64,
+    /// Congestion window, bytes.
+    pub cwnd: u64,
+    /// Slow-start threshold, bytes (`None` when the controller has none or it is unbounded).
+    pub ssthresh: Option<u64>,
 }
 
 /// One flow's metrics.

@@ -430,7 +430,7 @@ fn generated_edits_of_a_result_file_are_refused_or_harmless() {
         let (bytes, changed) = edited(&text, &edit);
         std::fs::write(&path, &bytes).unwrap();
         let outcome = catch_unwind(AssertUnwindSafe(|| {
-            harness::merge::merge(std::slice::from_ref(&path), false)
+            harness::batch::merge::merge(std::slice::from_ref(&path), false)
         }));
         let Ok(outcome) = outcome else {
             return Err(TestCaseError::fail(format!("panicked on {edit:?}")));

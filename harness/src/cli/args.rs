@@ -9,7 +9,7 @@ use toml::Value;
 use super::parse::{
     parse_bytes, parse_duration, parse_gilbert_elliott, parse_key_value, parse_knob, parse_rate,
 };
-use crate::shard::Shard;
+use crate::batch::shard::Shard;
 
 /// `harness run`.
 #[derive(Debug, Args)]

@@ -5,11 +5,11 @@ use std::path::{Path, PathBuf};
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
 use super::output::{ReportFiles, check_dir, check_distinct, check_file, given};
 use super::{failed, print_stdout};
+use crate::batch::sweep;
 use crate::error::{HarnessError, Result};
 use crate::report::{self, ReportMeta};
 use crate::scenario;
-use crate::sweep;
-use crate::{controllers, presets};
+use crate::{presets, registry};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
@@ -29,11 +29,11 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
 pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
     // The sweep reads and appends its shard file in --out, and reads every adopted file.
-    let shard_file = crate::result_file::shard_path(&args.out, args.shard);
+    let shard_file = crate::batch::result_file::shard_path(&args.out, args.shard);
     let adopted = if args.adopt.is_empty() {
         Vec::new()
     } else {
-        crate::merge::collect_files(&args.adopt)?
+        crate::batch::merge::collect_files(&args.adopt)?
     };
     let mut inputs = args.scenario.input_files();
     inputs.push(("the sweep's result file in --out", shard_file.as_path()));
@@ -52,7 +52,7 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
 }
 
 pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
-    let files = crate::merge::collect_files(&args.inputs)?;
+    let files = crate::batch::merge::collect_files(&args.inputs)?;
     let outputs = given(&[
         ("--json", &args.json),
         ("--csv", &args.csv),
@@ -80,7 +80,7 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     if let Some(dir) = &args.plot {
         check_dir(dir)?;
     }
-    let merged = crate::merge::merge(&files, args.partial)?;
+    let merged = crate::batch::merge::merge(&files, args.partial)?;
     let shards: Vec<String> = merged.shards.iter().map(ToString::to_string).collect();
     eprintln!(
         "merged {} runs from {} file(s) (shards {})",
@@ -101,7 +101,7 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     // Result files keep no window traces: no cwnd plots, nothing to shade.
     files.write(meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
     if let Some(path) = &args.jsonl {
-        crate::result_file::write(path, &merged.header, &merged.runs)?;
+        crate::batch::result_file::write(path, &merged.header, &merged.runs)?;
     }
     Ok(())
 }
@@ -114,8 +114,8 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
         )));
     }
     if let Some(path) = &args.json {
-        let mut inputs = crate::merge::collect_files(&args.reference)?;
-        inputs.extend(crate::merge::collect_files(&args.fast)?);
+        let mut inputs = crate::batch::merge::collect_files(&args.reference)?;
+        inputs.extend(crate::batch::merge::collect_files(&args.fast)?);
         let inputs: Vec<(&str, &Path)> = inputs
             .iter()
             .map(|f| ("a compared file", f.as_path()))
@@ -129,9 +129,9 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
         Vec<crate::metrics::RunResult>,
     );
     let load = |inputs: &[PathBuf]| -> Result<Loaded> {
-        let files = crate::merge::collect_files(inputs)?;
+        let files = crate::batch::merge::collect_files(inputs)?;
         // merge's advice to pass --partial is merge's: calibrate compares complete sets.
-        let merged = crate::merge::merge(&files, false).map_err(|e| match e {
+        let merged = crate::batch::merge::merge(&files, false).map_err(|e| match e {
             HarnessError::Incomplete(message) => HarnessError::Incomplete(message.replace(
                 " or pass --partial",
                 "; calibrate compares complete sets only (it has no --partial)",
@@ -143,7 +143,7 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
     };
     let reference = load(&args.reference)?;
     let fast = load(&args.fast)?;
-    let calibration = crate::calibrate::compare(
+    let calibration = crate::batch::calibrate::compare(
         (&reference.0, &reference.1, &reference.2),
         (&fast.0, &fast.1, &fast.2),
         args.tolerance,
@@ -190,7 +190,7 @@ pub(super) fn presets_command(args: &PresetsArgs) -> Result<()> {
 
 pub(super) fn controllers_command() -> Result<()> {
     let mut out = String::new();
-    for info in controllers::registry() {
+    for info in registry::all() {
         out.push_str(&format!("{:<12} {}\n", info.name, info.description));
         for knob in &info.knobs {
             out.push_str(&format!(

@@ -108,7 +108,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Calibrate(args)) => calibrate_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),
-        Some(Command::Ns3Worker) => crate::ns3_worker::serve(crate::run::execute_here),
+        Some(Command::Ns3Worker) => crate::run::ns3_worker::serve(crate::run::execute_here),
     }
 }
 

@@ -9,8 +9,8 @@ use super::print_stdout;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::{self, ReportMeta};
+use crate::run::spec::RunOptions;
 use crate::scenario;
-use crate::spec::RunOptions;
 
 /// The path as the file system will resolve it: canonical where it exists, else its parent's
 /// canonical path joined with its name (so `out.json` and `./out.json` compare equal).
@@ -148,7 +148,7 @@ impl OutputArgs {
         for dir in [&self.plot, &self.qlog].into_iter().flatten() {
             check_dir(dir)?;
         }
-        if self.qlog.is_some() && !crate::qlog::AVAILABLE {
+        if self.qlog.is_some() && !crate::run::qlog::AVAILABLE {
             return Err(HarnessError::bad_input(
                 "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
             ));

@@ -11,7 +11,7 @@ use super::args::{
 use super::parse::parse_duration;
 use crate::error::{HarnessError, Result};
 use crate::scenario::{self, Override, Source};
-use crate::{controllers, presets};
+use crate::{presets, registry};
 
 fn set(overrides: &mut Vec<Override>, key: &str, value: Value, flag: &str) {
     overrides.push(Override {
@@ -125,7 +125,7 @@ impl ScenarioArgs {
                     None => (entry.as_str(), None),
                 };
                 if name != "run" {
-                    controllers::lookup(name)
+                    registry::lookup(name)
                         .map_err(|e| HarnessError::bad_input(format!("--mix: {e}")))?;
                     table.insert("controller".into(), Value::String(name.to_owned()));
                 }

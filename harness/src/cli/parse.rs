@@ -5,7 +5,8 @@ use std::time::Duration;
 
 use toml::Value;
 
-use crate::{controllers, tomldoc};
+use crate::registry;
+use crate::scenario::tomldoc;
 
 pub(super) fn parse_duration(text: &str) -> std::result::Result<Duration, String> {
     netsim::units::parse_duration(text)
@@ -75,7 +76,7 @@ pub(super) fn parse_knob(text: &str) -> std::result::Result<(String, String, Val
     let (name, knob) = key.split_once('.').ok_or_else(|| {
         format!("`{text}` is not NAME.KNOB=VALUE (e.g. karak.one_dup_ack_factor=0.2)")
     })?;
-    let info = controllers::lookup(name)?;
+    let info = registry::lookup(name)?;
     // A duration knob needs its unit on the command line, as every duration flag does: a bare
     // `5` would read as seconds in TOML. Zero is zero in every unit.
     let is_duration = info

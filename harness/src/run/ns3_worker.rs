@@ -13,9 +13,8 @@ use std::process::{Command, Stdio};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{HarnessError, Result};
-use crate::metrics::RunResult;
-use crate::sampler::WindowPoint;
-use crate::spec::{RunOptions, RunSpec};
+use crate::metrics::{RunResult, WindowPoint};
+use crate::run::spec::{RunOptions, RunSpec};
 
 /// One run for a worker.
 #[derive(Debug, Serialize, Deserialize)]
@@ -54,7 +53,7 @@ pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<Ru
     };
     let request = Request {
         spec: spec.clone(),
-        run_id: spec.run_id(),
+        run_id: spec.run_id().to_owned(),
         trace: options.trace,
         qlog_dir: options.qlog_dir.clone(),
         parent: std::process::id(),

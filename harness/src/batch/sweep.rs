@@ -1,6 +1,6 @@
 //! Running many runs: the parallel executor (used by `run` and `sweep`), grid expansion, and
 //! `sweep` itself: a shard of a grid, resumed from and appended to its result file
-//! ([`crate::result_file`]).
+//! ([`crate::batch::result_file`]).
 
 use std::collections::BTreeSet;
 use std::io::IsTerminal;
@@ -9,13 +9,13 @@ use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::mpsc;
 use std::time::Instant;
 
+use crate::batch::result_file::{Header, append, open_results, shard_path};
+use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::result_file::{Header, append, open_results, shard_path};
 use crate::run;
+use crate::run::spec::{RunOptions, RunSpec};
 use crate::scenario::Grid;
-use crate::shard::Shard;
-use crate::spec::{RunOptions, RunSpec};
 
 /// Every run of `grid`, in grid order (point, controller, seed).
 pub fn expand(grid: &Grid) -> Vec<RunSpec> {
@@ -23,13 +23,13 @@ pub fn expand(grid: &Grid) -> Vec<RunSpec> {
     for point in &grid.points {
         for controller in &grid.controllers {
             for &seed in &grid.seeds {
-                specs.push(RunSpec {
-                    index: specs.len(),
-                    grid: grid.name.clone(),
-                    scenario: point.clone(),
-                    controller: controller.clone(),
+                specs.push(RunSpec::new(
+                    specs.len(),
+                    grid.name.clone(),
+                    point.clone(),
+                    controller.clone(),
                     seed,
-                });
+                ));
             }
         }
     }
@@ -119,7 +119,7 @@ pub fn execute_all(
 
 /// Runs the runs of `shard` that `dir` does not hold yet, appending each result as it finishes;
 /// returns every result of the shard (old and new) in grid order, and the failures. Runs found
-/// in the result files of `adopt` (see [`crate::adopt`]) are written to the file instead of
+/// in the result files of `adopt` (see [`crate::batch::adopt`]) are written to the file instead of
 /// being run.
 pub fn sweep(
     grid: &Grid,
@@ -131,7 +131,7 @@ pub fn sweep(
 ) -> Result<(Header, Vec<RunResult>, Vec<HarnessError>)> {
     let specs = expand(grid);
     let header = Header::new(grid, &specs, shard);
-    let found = crate::adopt::runs_in(adopt)?;
+    let found = crate::batch::adopt::runs_in(adopt)?;
     let (mut file, mut results) = open_results(dir, &header)?;
     let path = shard_path(dir, shard);
     let done: BTreeSet<String> = results.iter().map(|r| r.run_id.clone()).collect();
@@ -140,9 +140,9 @@ pub fn sweep(
     let mut todo = Vec::new();
     for spec in specs
         .iter()
-        .filter(|s| shard.contains(s.index) && !done.contains(&s.run_id()))
+        .filter(|s| shard.contains(s.index) && !done.contains(s.run_id()))
     {
-        match crate::adopt::adopt(&found, spec) {
+        match crate::batch::adopt::adopt(&found, spec) {
             Some(run) => {
                 append(&mut file, &run).map_err(|e| HarnessError::output(&path, e))?;
                 results.push(run);

@@ -13,7 +13,7 @@ use netsim_ns3::{Ns3Config, Propagation, Topology};
 use serde::{Deserialize, Serialize};
 use toml::{Table, Value};
 
-use crate::tomldoc;
+use crate::scenario::tomldoc;
 
 /// The backend a scenario file names.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

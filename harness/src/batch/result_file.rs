@@ -17,13 +17,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::ReportMeta;
+use crate::run::spec::RunSpec;
 use crate::scenario::Grid;
 use crate::scenario::fnv1a;
-use crate::shard::Shard;
-use crate::spec::RunSpec;
 
 /// Version of the result-file format.
 pub const FORMAT: u32 = 1;
@@ -133,7 +133,7 @@ impl Header {
 
     /// The header for `shard` of `grid`.
     pub fn new(grid: &Grid, specs: &[RunSpec], shard: Shard) -> Self {
-        let run_ids: Vec<String> = specs.iter().map(RunSpec::run_id).collect();
+        let run_ids: Vec<String> = specs.iter().map(|s| s.run_id().to_owned()).collect();
         Self {
             kind: "header".to_owned(),
             format: FORMAT,

@@ -9,7 +9,7 @@ use quinn::congestion::{Controller, ControllerFactory};
 use quinn::{Connection, RecvStream, SendStream, TransportConfig};
 
 use super::{Host, Recorded, SenderStats};
-use crate::sampler::{MetricsFactory, Sampler};
+use crate::run::sampler::{MetricsFactory, Sampler};
 use crate::stack::Stack;
 
 /// quinn 0.11.
@@ -78,12 +78,12 @@ impl Host for Quinn {
 
     fn with_qlog(
         mut transport: TransportConfig,
-        options: &crate::spec::RunOptions,
-        spec: &crate::spec::RunSpec,
+        options: &crate::run::spec::RunOptions,
+        spec: &crate::run::spec::RunSpec,
         epoch: std::time::Instant,
     ) -> Result<TransportConfig, String> {
         if let Some(dir) = &options.qlog_dir {
-            crate::qlog::attach(&mut transport, dir, spec, epoch)?;
+            crate::run::qlog::attach(&mut transport, dir, spec, epoch)?;
         }
         Ok(transport)
     }

@@ -94,11 +94,11 @@ pub fn parse_value(text: &str) -> Value {
     }
 }
 
-/// The 1-based line on which the field at `path` is written in `source`, if it is there.
-pub fn line_of(source: &str, path: &[Segment]) -> Option<usize> {
-    let doc = toml_edit::ImDocument::parse(source.to_owned()).ok()?;
+/// The 1-based line on which the field at `path` is written in the parsed file `doc`, if it is
+/// there.
+pub fn line_of<S: AsRef<str>>(doc: &toml_edit::ImDocument<S>, path: &[Segment]) -> Option<usize> {
     let offset = span_of(doc.as_item(), path)?;
-    Some(source.get(..offset)?.matches('\n').count() + 1)
+    Some(doc.raw().get(..offset)?.matches('\n').count() + 1)
 }
 
 fn span_of(item: &toml_edit::Item, path: &[Segment]) -> Option<usize> {
@@ -192,6 +192,8 @@ mod tests {
     #[test]
     fn lines_are_found_for_nested_and_inline_fields() {
         let source = "name = \"x\"\n\n[link.a_to_b]\nrate = \"2Mbps\"\nerrors = [{ model = \"ber\", ber = 2.0 }]\n";
+        let source = toml_edit::ImDocument::parse(source).unwrap();
+        let source = &source;
         assert_eq!(line_of(source, &split_path("link.a_to_b.rate")), Some(4));
         assert_eq!(
             line_of(source, &split_path("link.a_to_b.errors[0].ber")),
@@ -202,9 +204,8 @@ mod tests {
 }
 
 /// The dotted key path (`link.a_to_b.rate`) of the deepest field whose key or value covers the
-/// byte `offset` of `source`: names the field a parse error points into.
-pub fn key_at(source: &str, offset: usize) -> Option<String> {
-    let doc = toml_edit::ImDocument::parse(source.to_owned()).ok()?;
+/// byte `offset` of the parsed file `doc`: names the field an error points into.
+pub fn key_at<S: AsRef<str>>(doc: &toml_edit::ImDocument<S>, offset: usize) -> Option<String> {
     let mut best = None;
     walk_item(doc.as_item(), &mut Vec::new(), offset, &mut best);
     best
@@ -297,8 +298,9 @@ mod key_tests {
         let source =
             "[link.a_to_b]\nrate = \"fast\"\nerrors = [{ model = \"ber\", ber = \"x\" }]\n";
         let rate = source.find("\"fast\"").unwrap();
-        assert_eq!(key_at(source, rate).as_deref(), Some("link.a_to_b.rate"));
         let ber = source.find("\"x\"").unwrap();
+        let source = &toml_edit::ImDocument::parse(source).unwrap();
+        assert_eq!(key_at(source, rate).as_deref(), Some("link.a_to_b.rate"));
         assert_eq!(
             key_at(source, ber).as_deref(),
             Some("link.a_to_b.errors[0].ber")

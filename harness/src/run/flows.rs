@@ -18,7 +18,7 @@ use netsim::pair::transfer::StreamPattern;
 use netsim::seed::derive_seed;
 use tokio::task::JoinSet;
 
-use crate::host::{Host, Pairing};
+use crate::run::host::{Host, Pairing};
 
 /// Write and read size (at most one pattern period, so every slice is contiguous).
 const CHUNK: usize = 60_000;

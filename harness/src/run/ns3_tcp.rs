@@ -9,12 +9,12 @@ use std::time::Duration;
 
 use netsim_ns3::{Session, TcpBulk, TcpFlowReport};
 
-use crate::controllers;
 use crate::metrics::{
     FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, jain, quantile,
 };
+use crate::registry;
+use crate::run::spec::RunSpec;
 use crate::scenario::Transfer;
-use crate::spec::RunSpec;
 use crate::stack::Stack;
 
 /// How often a transfer of a given size checks whether every flow has its bytes.
@@ -29,7 +29,7 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
             spec.controller.name
         )
     })?;
-    let (variant, segment_bytes) = controllers::tcp(&spec.controller)?;
+    let (variant, segment_bytes) = registry::tcp(&spec.controller)?;
     let pairs = config.pairs().len() as u32;
     let flows_per_pair = scenario.flows;
     let total = flows_per_pair.saturating_mul(pairs);
@@ -109,7 +109,7 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
         .a_to_b
         .accounting(window_s, stats.route_available.unwrap_or(1.0));
     Ok(RunResult {
-        run_id: spec.run_id(),
+        run_id: spec.run_id().to_owned(),
         index: spec.index,
         grid: spec.grid.clone(),
         point: scenario.point.clone(),

@@ -14,7 +14,7 @@ use noq::{Connection, PathId, RecvStream, SendStream, TransportConfig};
 use noq_proto::RttEstimator;
 
 use super::{Host, Recorded, SenderStats};
-use crate::sampler::{ConnectionSamples, SamplesHandle, lock};
+use crate::run::sampler::{ConnectionSamples, SamplesHandle, lock};
 use crate::stack::Stack;
 
 /// noq 1.x.
@@ -81,8 +81,8 @@ impl Host for Noq {
 
     fn with_qlog(
         transport: TransportConfig,
-        options: &crate::spec::RunOptions,
-        _: &crate::spec::RunSpec,
+        options: &crate::run::spec::RunOptions,
+        _: &crate::run::spec::RunSpec,
         _: Instant,
     ) -> Result<TransportConfig, String> {
         match &options.qlog_dir {

@@ -23,7 +23,7 @@ fn from_repr<E: serde::de::Error>(repr: Repr) -> Result<Duration, E> {
     }
 }
 
-/// `#[serde(with = "crate::units::duration")]` for `Duration` fields.
+/// `#[serde(with = "crate::scenario::units::duration")]` for `Duration` fields.
 pub mod duration {
     use super::*;
 
@@ -38,7 +38,7 @@ pub mod duration {
     }
 }
 
-/// `#[serde(with = "crate::units::opt_duration")]` for `Option<Duration>` fields.
+/// `#[serde(with = "crate::scenario::units::opt_duration")]` for `Option<Duration>` fields.
 pub mod opt_duration {
     use super::*;
 

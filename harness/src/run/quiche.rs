@@ -13,7 +13,7 @@
 //!   `congestion_events` for quinn senders only;
 //! - qlog: written for quinn senders only (quiche's own qlog is not wired in).
 
-use crate::spec::{RunOptions, RunSpec};
+use crate::run::spec::{RunOptions, RunSpec};
 use crate::stack::Stack;
 
 #[cfg(feature = "quiche")]
@@ -24,15 +24,15 @@ mod imp {
     use quiche_peer::{Amount, PeerConfig, QuicheCc, QuicheSettings, TransferReport, TransferSpec};
     use quinn::TransportConfig;
 
-    use crate::controllers;
     use crate::metrics::{FlowMetrics, LinkSummary, RunResult};
+    use crate::registry;
+    use crate::run::spec::{RunOptions, RunSpec};
     use crate::scenario::{Scenario, Transfer};
-    use crate::spec::{RunOptions, RunSpec};
     use crate::stack::Stack;
 
     /// quinn's idle timeout as the scenario sets it (`None`: off).
     fn quinn_idle(scenario: &Scenario) -> Result<Option<quinn::IdleTimeout>, String> {
-        crate::host::quinn_idle_timeout(scenario.transport.idle_timeout)
+        crate::run::host::quinn_idle_timeout(scenario.transport.idle_timeout)
     }
 
     /// quiche's idle timeout: the scenario's, or for "off" the run's own bound (quiche needs a
@@ -53,15 +53,18 @@ mod imp {
 
     fn sender_peer(spec: &RunSpec, options: &RunOptions) -> Result<PeerConfig, String> {
         let scenario = &spec.scenario;
-        let info = controllers::lookup(&spec.controller.name)?;
+        let info = registry::lookup(&spec.controller.name)?;
         if info.stacks == [Stack::Quiche] {
             let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
             return Ok(PeerConfig::Quiche(cc));
         }
         let signal = scenario.transport.signal()?;
         let full_window = scenario.transport.quinn_full_window;
-        let built =
-            crate::build::build::<crate::host::Quinn>(&spec.controller, &signal, full_window)?;
+        let built = crate::run::build::build::<crate::run::host::Quinn>(
+            &spec.controller,
+            &signal,
+            full_window,
+        )?;
         let mut transport = TransportConfig::default();
         transport
             .congestion_controller_factory(built.factory)
@@ -70,7 +73,7 @@ mod imp {
             .time_threshold(scenario.transport.time_threshold);
         if let Some(dir) = &options.qlog_dir {
             let epoch = tokio::time::Instant::now().into_std();
-            crate::qlog::attach(&mut transport, dir, spec, epoch)?;
+            crate::run::qlog::attach(&mut transport, dir, spec, epoch)?;
         }
         Ok(PeerConfig::quinn(
             spec.controller.label(),
@@ -182,7 +185,7 @@ mod imp {
         let scenario = &spec.scenario;
         let data = &report.accounting.a_to_b;
         RunResult {
-            run_id: spec.run_id(),
+            run_id: spec.run_id().to_owned(),
             index: spec.index,
             grid: spec.grid.clone(),
             point: scenario.point.clone(),
@@ -204,7 +207,7 @@ mod imp {
             signals: None,
             link: LinkSummary::from_accounting(data),
             flows: vec![flow_of(scenario, report)],
-            backend: crate::backend::BackendKind::Netsim,
+            backend: crate::scenario::backend::BackendKind::Netsim,
             ns3: None,
             route_down_s: Vec::new(),
         }

@@ -13,19 +13,10 @@ use cc_core::{Observed, Observer};
 use quinn::congestion::{Controller, ControllerFactory, ControllerMetrics};
 use quinn_proto::RttEstimator;
 
+use crate::metrics::WindowPoint;
+
 /// Minimum spacing of recorded window points, except that every decrease is recorded.
 const TRACE_SPACING: Duration = Duration::from_millis(5);
-
-/// One point of the window trajectory.
-#[derive(Clone, Copy, Debug, PartialEq, serde::Serialize, serde::Deserialize)]
-pub struct WindowPoint {
-    /// Seconds since the run's start (link time).
-    pub t: f64,
-    /// Congestion window, bytes.
-    pub cwnd: u64,
-    /// Slow-start threshold, bytes (`None` when the controller has none or it is unbounded).
-    pub ssthresh: Option<u64>,
-}
 
 /// What a sampler recorded for one connection.
 #[derive(Debug, Default)]

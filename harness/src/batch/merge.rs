@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use crate::batch::result_file::{Header, read_results_if_started};
+use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::result_file::{Header, read_results_if_started};
-use crate::shard::Shard;
 
 /// The merged results.
 #[derive(Debug)]

@@ -85,14 +85,14 @@ pub enum Baseline {
 pub(crate) enum Builder {
     /// One of the host stack's own controllers.
     Baseline(Baseline),
-    /// A port: its config, checked by [`configure`] for its config type (`crate::build` makes
+    /// A port: its config, checked by [`configure`] for its config type (`crate::run::build` makes
     /// its factory on a host stack).
     Port {
         check: fn(&Settings<'_>) -> Result<(), String>,
     },
     /// A quiche controller: no quinn or noq factory.
     Quiche,
-    /// ns-3's own TCP with this congestion control: no QUIC at all (`crate::ns3_tcp`).
+    /// ns-3's own TCP with this congestion control: no QUIC at all (`crate::run::ns3_tcp`).
     Ns3Tcp(netsim_ns3::TcpVariant),
 }
 
@@ -356,7 +356,7 @@ static REGISTRY: LazyLock<Vec<ControllerInfo>> = LazyLock::new(|| {
 
 /// Every available controller: the stacks' own, then the ports, then (with the `quiche`
 /// feature) quiche's.
-pub fn registry() -> &'static [ControllerInfo] {
+pub fn all() -> &'static [ControllerInfo] {
     &REGISTRY
 }
 
@@ -365,7 +365,7 @@ pub fn registry() -> &'static [ControllerInfo] {
 /// ns-3's TCP, nor the fixed-window reference). On quinn: NewReno,
 /// Cubic, BBR and the ports; on noq: NewReno, Cubic, BBRv3 and the ports.
 pub fn names(stacks: &[Stack]) -> Vec<&'static str> {
-    registry()
+    all()
         .iter()
         .filter(|c| c.by_default)
         .filter(|c| stacks.iter().all(|s| c.stacks.contains(s)))
@@ -376,13 +376,13 @@ pub fn names(stacks: &[Stack]) -> Vec<&'static str> {
 /// The entry named `name`, or an error listing the available names (and, for a quiche
 /// controller in a harness built without the `quiche` feature, how to build it).
 pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
-    if let Some(info) = registry().iter().find(|c| c.name == name) {
+    if let Some(info) = all().iter().find(|c| c.name == name) {
         return Ok(info);
     }
     if stack::QUICHE_CONTROLLERS.contains(&name) {
         return Err(stack::unavailable(&format!("controller `{name}`")));
     }
-    let available: Vec<&str> = registry().iter().map(|c| c.name).collect();
+    let available: Vec<&str> = all().iter().map(|c| c.name).collect();
     Err(format!(
         "unknown controller `{name}` (available: {})",
         available.join(", ")
@@ -410,7 +410,7 @@ pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
     }
 }
 
-/// How `info` is built: `crate::build` reads it.
+/// How `info` is built: `crate::run::build` reads it.
 pub(crate) fn builder(info: &ControllerInfo) -> Builder {
     info.builder
 }
@@ -571,7 +571,7 @@ pub(crate) mod tests {
 
     #[test]
     fn every_registered_controller_validates_with_defaults() {
-        for info in registry() {
+        for info in all() {
             validate(&spec(info.name, &[])).unwrap();
         }
         assert_eq!(

@@ -14,11 +14,11 @@
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use crate::batch::merge::collect_files;
+use crate::batch::result_file::read_results_if_started;
 use crate::error::{HarnessError, Result};
-use crate::merge::collect_files;
 use crate::metrics::RunResult;
-use crate::result_file::read_results_if_started;
-use crate::spec::RunSpec;
+use crate::run::spec::RunSpec;
 
 /// The runs found in the result files named by `inputs` (files, or directories of `.jsonl`
 /// files), by run id; the first copy of a run wins. A file written by another harness version
@@ -52,7 +52,7 @@ pub fn runs_in(inputs: &[PathBuf]) -> Result<BTreeMap<String, RunResult>> {
 
 /// `found`'s copy of the run `spec`, labelled as this grid labels it; `None` when it has none.
 pub fn adopt(found: &BTreeMap<String, RunResult>, spec: &RunSpec) -> Option<RunResult> {
-    let mut run = found.get(&spec.run_id())?.clone();
+    let mut run = found.get(spec.run_id())?.clone();
     run.index = spec.index;
     run.grid.clone_from(&spec.grid);
     run.point.clone_from(&spec.scenario.point);

@@ -1,7 +1,7 @@
 //! The QUIC stacks that host the ports and their baselines in a run: quinn 0.11 and noq 1.x.
 //!
 //! A run's connections, streams, statistics and controller recording go through [`Host`], so
-//! that [`crate::run`] and [`crate::flows`] are written once for both stacks. noq is a fork of
+//! that [`crate::run`] and [`crate::run::flows`] are written once for both stacks. noq is a fork of
 //! quinn with the same API, so the two implementations (`quinn.rs`, `noq.rs`) are short and
 //! alike; what differs is named there (noq's per-path statistics and controller access, its
 //! multipath `PathId`).
@@ -22,7 +22,7 @@ use std::time::Duration;
 
 use cc_core::{PortConfig, SignalStats};
 
-use crate::sampler::SamplesHandle;
+use crate::run::sampler::SamplesHandle;
 use crate::stack::Stack;
 
 /// A client connection's counters at the end of a run, in the stacks' common terms.
@@ -90,8 +90,8 @@ pub trait Host: Sized + Send + Sync + 'static {
     /// The client's transport with `--qlog` applied (quinn's qlog; an error on a stack without).
     fn with_qlog(
         transport: Self::Transport,
-        options: &crate::spec::RunOptions,
-        spec: &crate::spec::RunSpec,
+        options: &crate::run::spec::RunOptions,
+        spec: &crate::run::spec::RunSpec,
         epoch: std::time::Instant,
     ) -> Result<Self::Transport, String>;
     /// The server's transport.

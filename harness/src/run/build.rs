@@ -1,4 +1,4 @@
-//! A controller's factory on a host stack: what the registry ([`crate::controllers`]) names
+//! A controller's factory on a host stack: what the registry ([`crate::registry`]) names
 //! and checks, built for quinn or noq. Kept apart from the registry so that the registry,
 //! which reading a scenario needs, depends on no host stack.
 
@@ -8,11 +8,11 @@ use cc_core::{PortConfig, SignalConfig, SignalStats};
 use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
 
-use crate::controllers::{
+use crate::registry::{
     self, Baseline, Builder, ControllerInfo, ControllerSpec, Settings, configure,
     loss_reduction_factor,
 };
-use crate::host::{self, Host};
+use crate::run::host::{self, Host};
 
 /// A controller factory ready for the host stack's
 /// `TransportConfig::congestion_controller_factory`, and how to read the loss-signal statistics
@@ -39,7 +39,7 @@ pub fn build<H: BuildOn>(
     quinn_full_window: bool,
 ) -> Result<BuiltController<H>, String> {
     build_found(
-        controllers::lookup(&spec.name)?,
+        registry::lookup(&spec.name)?,
         spec,
         signal,
         quinn_full_window,
@@ -55,7 +55,7 @@ pub fn build_found<H: BuildOn>(
 ) -> Result<BuiltController<H>, String> {
     info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
-    match controllers::builder(info) {
+    match registry::builder(info) {
         Builder::Baseline(baseline) => H::baseline(baseline, &settings),
         Builder::Port { .. } => build_port::<H>(info.name, &settings, signal, quinn_full_window),
         Builder::Quiche => Err(format!(
@@ -172,13 +172,13 @@ fn build_port<H: Host>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::controllers::{registry, tests::spec};
+    use crate::registry::{all, tests::spec};
     use crate::stack::Stack;
 
     #[test]
     fn every_registered_controller_builds_with_defaults_on_its_stacks() {
         let signal = SignalConfig::default();
-        for info in registry() {
+        for info in all() {
             for stack in info.stacks {
                 match stack {
                     Stack::Quinn => {

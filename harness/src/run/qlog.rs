@@ -17,7 +17,7 @@ use std::path::Path;
 
 use quinn::TransportConfig;
 
-use crate::spec::RunSpec;
+use crate::run::spec::RunSpec;
 
 #[cfg(feature = "qlog")]
 mod enabled {
