@@ -122,10 +122,11 @@ cc_core::port_config! {
             /// (jitter), round after round until the next drain probe lifts the bound again. Off
             /// because it cannot tell jitter from an 802.11 chain's contention spread: where a
             /// probe misreads that contention as a competitor's queue, it keeps the bound lifted
-            /// longer. Development runs (README, "Which controller for my path"): 0.93x of Cubic
-            /// with 5 ms of jitter and 0.86x with 20 ms, against 0.92x and 0.79x without; 1.10x its
-            /// own goodput beside Cubic on coexist-manet; ns-3's 8-hop chain 0.93x [0.85, 1.00]
-            /// over 15 seeds (four seeds lost 10-34%).
+            /// longer. Development runs before mechanism 1e (three seeds of 30 s on a 10 Mb/s, 20
+            /// ms path; not kept): 0.93x of Cubic with up to 5 ms of jitter each way and 0.86x with
+            /// 20 ms, against 0.92x and 0.79x without; 1.10x its own goodput beside Cubic on
+            /// coexist-manet; ns-3's 8-hop chain 0.93x [0.85, 1.00] over 15 seeds (four seeds lost
+            /// 10-34%).
             leave_competitive_under_beta: bool = false, Range::Any;
             /// Mechanism 4c, the probe's backoff: each probe that finds the queue to be this
             /// flow's doubles the wait before the next, up to `competitive_rounds` times this
