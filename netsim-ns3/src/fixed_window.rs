@@ -1,4 +1,4 @@
-//! A fixed-window sender over ns-3: the probe behind the 802.11 chain effect that SACK-FeW
+//! A fixed-window sender over ns-3: the measurement behind the 802.11 chain effect that SACK-FeW
 //! (and FeW before it) is built on.
 //!
 //! Endpoint A keeps exactly `window` data datagrams outstanding; endpoint B answers each with a

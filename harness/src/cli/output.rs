@@ -118,9 +118,9 @@ pub(super) fn check_file(path: &Path) -> Result<()> {
 /// Creates `dir` and checks that files can be created in it.
 pub(super) fn check_dir(dir: &Path) -> Result<()> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
-    let probe = dir.join(".harness-write-test");
-    std::fs::write(&probe, b"").map_err(|e| HarnessError::output(dir, e))?;
-    let _ = std::fs::remove_file(probe);
+    let test_file = dir.join(".harness-write-test");
+    std::fs::write(&test_file, b"").map_err(|e| HarnessError::output(dir, e))?;
+    let _ = std::fs::remove_file(test_file);
     Ok(())
 }
 
