@@ -23,13 +23,25 @@ pub fn expand(grid: &Grid) -> Vec<RunSpec> {
     for point in &grid.points {
         for controller in &grid.controllers {
             for &seed in &grid.seeds {
-                specs.push(RunSpec::new(
-                    specs.len(),
-                    grid.name.clone(),
-                    point.clone(),
-                    controller.clone(),
-                    seed,
-                ));
+                let index = specs.len();
+                let spec = match grid.run_id(index) {
+                    Some(id) => RunSpec::identified(
+                        index,
+                        grid.name.clone(),
+                        point.clone(),
+                        controller.clone(),
+                        seed,
+                        id.to_owned(),
+                    ),
+                    None => RunSpec::new(
+                        index,
+                        grid.name.clone(),
+                        point.clone(),
+                        controller.clone(),
+                        seed,
+                    ),
+                };
+                specs.push(spec);
             }
         }
     }

@@ -11,7 +11,8 @@ use crate::scenario::Scenario;
 
 /// One run of a grid.
 ///
-/// Built by [`RunSpec::new`], which computes its id once; the fields are public to read (a
+/// Built by [`RunSpec::new`], which computes its id, or from a loaded grid, which computed it
+/// when it checked its runs (`batch::sweep::expand`); the fields are public to read (a
 /// changed field would leave the id stale: build a new spec instead). It travels to an ns-3
 /// worker without its id, and the worker computes it again from the fields (`from`), so that a
 /// spec that changed on the way does not run under the id it was sent with.
@@ -43,6 +44,30 @@ impl RunSpec {
         seed: u64,
     ) -> Self {
         let run_id = crate::scenario::run_id(&scenario, &controller, seed);
+        Self {
+            index,
+            grid,
+            scenario,
+            controller,
+            seed,
+            run_id,
+        }
+    }
+
+    /// The run with the id its grid computed at load ([`crate::scenario::Grid::run_id`]), so
+    /// that a run's id is hashed once in the process that loads the grid.
+    pub(crate) fn identified(
+        index: usize,
+        grid: String,
+        scenario: Scenario,
+        controller: ControllerSpec,
+        seed: u64,
+        run_id: String,
+    ) -> Self {
+        debug_assert_eq!(
+            run_id,
+            crate::scenario::run_id(&scenario, &controller, seed)
+        );
         Self {
             index,
             grid,

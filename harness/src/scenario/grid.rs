@@ -356,8 +356,10 @@ pub fn run_id(scenario: &Scenario, controller: &ControllerSpec, seed: u64) -> St
 /// Refuses a grid in which two runs are one run: the same parameters once parsed, controller
 /// and seed (one run id), e.g. an axis listing `"2Mbps"` and `"2000kbps"`, or `"1s"` and
 /// `"1000ms"`. A sweep would write that run twice under one id, which merge then refuses.
-pub(super) fn check_distinct_runs(grid: &Grid) -> Result<()> {
+/// Returns each run's id in grid order (point, controller, seed), for the runs' specs.
+pub(super) fn identify_runs(grid: &Grid) -> Result<Vec<String>> {
     let mut seen = std::collections::HashMap::new();
+    let mut ids = Vec::new();
     // In grid order (point, controller, seed), as `crate::batch::sweep::expand` lists the runs.
     let runs = grid.points.iter().flat_map(|point| {
         grid.controllers.iter().flat_map(move |controller| {
@@ -375,13 +377,15 @@ pub(super) fn check_distinct_runs(grid: &Grid) -> Result<()> {
                 seed
             )
         };
-        if let Some(first) = seen.insert(run_id(point, controller, seed), label()) {
+        let id = run_id(point, controller, seed);
+        if let Some(first) = seen.insert(id.clone(), label()) {
             return Err(HarnessError::bad_input(format!(
                 "{first} and {} are the same run (equal values once parsed, in other spellings): \
                  list each axis value, controller and seed once",
                 label()
             )));
         }
+        ids.push(id);
     }
-    Ok(())
+    Ok(ids)
 }

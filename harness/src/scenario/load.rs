@@ -7,7 +7,7 @@ use toml::{Table, Value};
 
 use crate::error::{HarnessError, Result};
 use crate::scenario::context::{Context, Parsed};
-use crate::scenario::grid::{cartesian, check_axes_reach, check_distinct_runs, check_labels};
+use crate::scenario::grid::{cartesian, check_axes_reach, check_labels, identify_runs};
 use crate::scenario::model::{Grid, MAX_RUNS, Override, Scenario, Source};
 use crate::scenario::schema::ScenarioFile;
 use crate::scenario::tomldoc;
@@ -177,7 +177,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
             seeds.len()
         )));
     }
-    let grid = Grid {
+    let mut grid = Grid {
         description: described(file.description.as_deref().unwrap_or_default(), overrides),
         paper: file.paper.clone(),
         axes: axes.iter().map(|a| a.name.clone()).collect(),
@@ -193,9 +193,10 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
         controllers,
         seeds,
         name,
+        run_ids: Vec::new(),
     };
     check_labels(&grid)?;
-    check_distinct_runs(&grid)?;
+    grid.run_ids = identify_runs(&grid)?;
     Ok(grid)
 }
 

@@ -168,9 +168,17 @@ pub struct Grid {
     pub controllers: Vec<ControllerSpec>,
     /// Seeds, in order.
     pub seeds: Vec<u64>,
+    /// Each run's id, in grid order (point, controller, seed): computed once, when the load
+    /// checks that no two runs are the same, and handed to the run's spec.
+    pub(super) run_ids: Vec<String>,
 }
 
 impl Grid {
+    /// The id of the run at `index` in grid order (point, controller, seed), if there is one.
+    pub fn run_id(&self, index: usize) -> Option<&str> {
+        self.run_ids.get(index).map(String::as_str)
+    }
+
     /// Whether a point of the grid runs its controllers on `stack` (the default is quinn).
     pub fn runs_on(&self, stack: Stack) -> bool {
         self.points
