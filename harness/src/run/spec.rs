@@ -44,14 +44,7 @@ impl RunSpec {
         seed: u64,
     ) -> Self {
         let run_id = crate::scenario::run_id(&scenario, &controller, seed);
-        Self {
-            index,
-            grid,
-            scenario,
-            controller,
-            seed,
-            run_id,
-        }
+        Self::identified(index, grid, scenario, controller, seed, run_id)
     }
 
     /// The run with the id its grid computed at load ([`crate::scenario::Grid::run_id`]), so
