@@ -37,8 +37,9 @@ for stack in quinn noq; do
 done
 # Four of its own flows on a clean shared bottleneck (target: Jain >= 0.95), beside Cubic's four.
 sweep "quinn/coexist-own4" --preset coexist --mix run,run,run,run --controllers manet,cubic
-# The best fixed window on ns-3's chains (2-4 datagrams: chain_windows' optimum is 1-3).
-for packets in 2 3 4; do
+# The best fixed window on ns-3's chains (2-5 datagrams on quinn, 1-4 in flight: chain_windows'
+# optimum is 1-3).
+for packets in 2 3 4 5; do
   sweep "quinn/ns3-chain-fixed-$packets" --preset ns3-chain --controllers fixed \
     --set "fixed.packets=$packets" --seeds 5
 done
@@ -49,7 +50,7 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false \
   empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false \
   refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false \
-  jitter_allowance:jitter_allowance=false; do
+  jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false; do
   dir=${ablation%%:*}
   setting=manet.${ablation#*:}
   for preset in demo petra-table-4.2 coexist-wireless chain; do
@@ -59,6 +60,15 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   sweep "ablation/$dir/jitter" --scenario scripts/manet-jitter.toml --controllers manet \
     --set "$setting"
 done
+# quinn's send check uncompensated (manet's quinn_full_window, on by default, off).
+for preset in demo petra-table-4.2 coexist-wireless chain; do
+  sweep "ablation/quinn_full_window/$preset" --preset "$preset" --controllers manet \
+    --quinn-full-window=false
+done
+sweep "ablation/quinn_full_window/ns3-chain" --preset ns3-chain --controllers manet \
+  --quinn-full-window=false --seeds 5
+sweep "ablation/quinn_full_window/jitter" --scenario scripts/manet-jitter.toml \
+  --controllers manet --quinn-full-window=false
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
 # (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 out=${1:-results/manet}
 fixed=()
-for packets in 2 3 4; do
+for packets in 2 3 4 5; do
   fixed+=(--fixed "$out/quinn/ns3-chain-fixed-$packets")
 done
 presets=(demo petra-table-4.2 coexist-wireless coexist-manet chain ns3-chain ns3-manet)
@@ -23,7 +23,7 @@ coexist presets: `manet` or a baseline beside one Cubic flow) the goodput is the
 
 Targets (issue 34): T1 at least 1.0x Cubic with no interval entirely below 0.95; T2 at least
 0.9x the best baseline; T3 at 4 and 8 hops on ns-3 at least 1.3x the best baseline and 0.9x the
-best fixed window (quinn's `fixed` of 2, 3 and 4 datagrams, seeds 1-5); T4 p95 RTT at most
+best fixed window (quinn's `fixed` of 2 to 5 datagrams, 1 to 4 in flight, seeds 1-5); T4 p95 RTT at most
 Cubic's, and beside Cubic a goodput ratio in [0.5, 2] and a loss rate at most 2x NewReno's in
 the same mix.
 
@@ -60,7 +60,7 @@ cat <<'ABL'
 ## Ablation (quinn)
 
 Each mechanism switched off alone (`--set manet.KNOB=false`; `probe_backoff` is
-`probe_backoff_max=1`), seed by seed against the full composite: below 1, the mechanism helps
+`probe_backoff_max=1`, `quinn_full_window` is `--quinn-full-window=false`), seed by seed against the full composite: below 1, the mechanism helps
 at that point.
 
 ABL

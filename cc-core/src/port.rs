@@ -113,6 +113,9 @@ pub fn install<C: PortConfig, T: Transport>(config: C, transport: &mut T) {
 /// - `install(self, &mut TransportConfig)` ([`install`], on any stack's [`Transport`]) and
 ///   `into_factory(self)` ([`PortFactory`], every stack's factory).
 ///
+/// A port whose algorithm counts what is in flight can default `quinn_full_window` to true with
+/// an optional `quinn_full_window: true,` after `summary` (the default is false).
+///
 /// Rules between knobs go in an optional `check` function, `fn(&Self) -> Result<(),
 /// ConfigError>`, which `validate` runs after the ranges. A duration knob carries
 /// `#[serde(with = "humantime_serde")]` so TOML reads `"100ms"`.
@@ -121,11 +124,14 @@ pub fn install<C: PortConfig, T: Transport>(config: C, transport: &mut T) {
 /// duration; the expansion names no QUIC stack.
 #[macro_export]
 macro_rules! port_config {
+    (@full) => { false };
+    (@full $full:literal) => { $full };
     (
         $(#[$meta:meta])*
         pub struct $name:ident for $algorithm:ty {
             name: $port:literal,
             summary: $summary:literal,
+            $(quinn_full_window: $full:literal,)?
             $(check: $check:path,)?
             knobs: {
                 $(
@@ -169,7 +175,7 @@ macro_rules! port_config {
                     Self {
                         $( $knob: $default, )*
                         signal: $crate::SignalConfig::default(),
-                        quinn_full_window: false,
+                        quinn_full_window: $crate::port_config!(@full $($full)?),
                     }
                 }
             }
@@ -235,8 +241,9 @@ macro_rules! port_config {
                 }
 
                 /// Whether the port shows quinn its window plus one byte, so that a window of
-                /// N datagrams carries N, not quinn 0.11's N - 1 (default false; no effect on
-                /// noq; see `PortController::with_quinn_full_window`).
+                /// N datagrams carries N, not quinn 0.11's N - 1 (default false unless the port
+                /// declares otherwise; no effect on noq; see
+                /// `PortController::with_quinn_full_window`).
                 pub fn quinn_full_window(&self) -> bool {
                     self.quinn_full_window
                 }

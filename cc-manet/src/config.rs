@@ -15,9 +15,11 @@ cc_core::port_config! {
     /// (the ablation table in docs/results/manet.md); the numbers are their sources' own
     /// values, not fitted to any scenario: Vegas' bands of 2 and 4 packets and slow-start exit
     /// at 1 (Linux `tcp_vegas.c`), CUBIC's constants (RFC 9438), HyStart++'s growth divisor of
-    /// 4 (RFC 9406), Veno's cut to 4/5 (Fu and Liew 2003), BBR's 10 s base RTT lifetime and
-    /// ProbeRTT's half window (Cardwell et al. 2016; BBRv2), Copa's five round trips (Arun and
-    /// Balakrishnan, NSDI 2018, section 2.2).
+    /// 4 (RFC 9406), Veno's cut to 4/5 (Fu and Liew 2003), BBR's 10 s base RTT lifetime,
+    /// ProbeRTT's half window and `cwnd_gain` of 2 (Cardwell et al. 2016; BBRv2), Copa's five
+    /// round trips (Arun and Balakrishnan, NSDI 2018, section 2.2). On quinn it shows the
+    /// window plus one byte by default (`quinn_full_window`), so that a window of N datagrams
+    /// carries N, as on noq (mechanism 1f counts what is in flight).
     ///
     /// ```
     /// let mut manet = cc_manet::ManetConfig::default();
@@ -29,6 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
+        quinn_full_window: true,
         check: check_bands,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2).
@@ -53,6 +56,22 @@ cc_core::port_config! {
             /// delayed-ACK noise). On an 802.11 chain contention shows as retries and backoffs
             /// that spread the samples while the minimum stays low; the mean sees them.
             mean_round_rtt: bool = true, Range::Any;
+            /// Mechanism 1f, BBR's in-flight cap (Cardwell et al., ACM Queue 2016: `cwnd_gain` 2
+            /// bounds what is in flight to twice `BtlBw x RTprop`): once per round trip, with
+            /// the round's delivery rate `cwnd / RTT` (the RTT as the bound reads it) and the
+            /// base RTT, the cap is `2 x cwnd x BaseRTT / RTT` plus one datagram, the one a
+            /// receiver holds for its next ACK (RFC 9000 section 13.2.2). Above the cap the
+            /// window loses a datagram per round trip, as above `beta`; it grows only while one
+            /// more datagram stays within it. Vegas' bands count packets, so on a path whose
+            /// bandwidth-delay product is a packet or two (a multi-hop 802.11 chain, where the
+            /// best window is about h/4 packets: Fu et al., INFOCOM 2003) `alpha` alone keeps
+            /// two or three times the pipe in flight and the flow's own packets contend along
+            /// the chain; where the product is larger than `alpha` packets the cap does not
+            /// bind. It counts what is in flight, so on quinn it needs `quinn_full_window` (on
+            /// by default for this controller): with quinn 0.11's one datagram less, a cap of
+            /// two datagrams carries one, which the receiver acknowledges only after its ACK
+            /// delay, and the inflated RTT shrinks the cap again.
+            bdp_cap: bool = true, Range::Any;
             /// Mechanism 1e, the jitter allowance: a drain probe (mechanism 4) also compares the
             /// round's RTT spread (mean minus minimum) before and at the drained window. A spread
             /// this flow made, by its queue or by contention along an 802.11 chain, shrinks with
@@ -204,5 +223,16 @@ mod tests {
         assert_eq!(err.field, "competitive_rounds");
         let err = FixedWindowConfig::default().set_packets(0).unwrap_err();
         assert_eq!(err.field, "packets");
+    }
+
+    #[test]
+    fn the_composite_fills_its_window_on_quinn_and_the_fixed_window_does_not() {
+        // Mechanism 1f counts what is in flight; the fixed window is measured as the papers'
+        // ports run, quinn's one datagram less included (README: the best fixed window).
+        assert!(ManetConfig::default().quinn_full_window());
+        assert!(!FixedWindowConfig::default().quinn_full_window());
+        let mut off = ManetConfig::default();
+        off.set_quinn_full_window(false);
+        assert!(!off.quinn_full_window());
     }
 }

@@ -26,6 +26,7 @@
 //! | 1c. below a backlog of 1 packet (the pipe not full), growth of a quarter of the acknowledged bytes: 1.25x per round trip instead of a datagram | HyStart++'s conservative slow start (RFC 9406 sections 4.2-4.3, `CSS_GROWTH_DIVISOR` = 4) | `empty_queue_css` |
 //! | 1d. the round's RTT as the mean of its samples, not the minimum | Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2); the minimum is Linux `tcp_vegas.c`'s | `mean_round_rtt` |
 //! | 1e. the round's RTT spread (mean minus minimum) that a drain probe does not shrink by a quarter is the path's jitter: the bound reads the mean less that spread | ours: Copa's drain test (NSDI 2018, section 2.2) applied to the spread | `jitter_allowance` |
+//! | 1f. the window carries at most twice the round's bandwidth-delay product (`2 x cwnd x BaseRTT / RTT`) plus one datagram: above it one datagram less per round, growth only within it | BBR's in-flight cap, `cwnd_gain` 2 (Cardwell et al., ACM Queue 2016); the datagram a receiver holds for its ACK (RFC 9000 section 13.2.2); the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `bdp_cap` |
 //! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
 //! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
 //! | 3b. a loss while the last round's backlog was under `beta` is random: cut to `0.8 cwnd` (still floored by the estimate) | TCP Veno (Fu and Liew, IEEE JSAC 2003, section II) | `veno_random_loss` |
@@ -43,9 +44,13 @@
 //! Not in it, and why: TCP-AP's rate-based pacing (ElRakabawy, Klemm and Lindemann, MobiHoc
 //! 2005) needs the 4-hop propagation delay, which a QUIC sender cannot observe, and quinn 0.11
 //! ignores a controller's pacing rate; ABRA's restore rarely fires on QUIC and Karak's graded
-//! cut behaves as NewReno's (docs/results), so neither is a mechanism here. quinn's send check
-//! carries one datagram less than the window (docs/results/on-noq.md); this controller does
-//! not compensate it, so quinn and noq run the same algorithm.
+//! cut behaves as NewReno's (docs/results), so neither is a mechanism here.
+//!
+//! quinn 0.11's send check carries one datagram less than the window (docs/results/on-noq.md).
+//! This controller compensates it by default (`quinn_full_window`, which issue 34 allows for
+//! it): mechanism 1f counts what is in flight, and at a cap of two datagrams quinn would carry
+//! one, which the receiver acknowledges only after its ACK delay. So a window of N datagrams
+//! carries N on both stacks.
 //!
 //! [`FixedWindow`] ([`FixedWindowConfig`], registry name `fixed`) keeps a constant window: a
 //! sweep over its size gives a path's best fixed window, the ceiling the composite is measured

@@ -26,15 +26,27 @@ const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
 /// HyStart++'s conservative slow start grows by the acknowledged bytes over this (RFC 9406
 /// section 4.3: `CSS_GROWTH_DIVISOR` = 4).
 const CSS_GROWTH_DIVISOR: u64 = 4;
-/// The smallest window a drain probe sends, datagrams: two in flight on quinn 0.11 (its send
-/// check carries one less than the window), so that the probe measures the path, not the
-/// peer's ACK delay.
+/// The smallest window a drain probe sends, datagrams: at least two in flight even where quinn
+/// 0.11's send check carries one less than the window (`quinn_full_window` off), so that the
+/// probe measures the path, not the peer's ACK delay.
 const PROBE_FLOOR_PACKETS: u64 = 3;
 /// How long a base RTT stands without a sample at or below it (BBR's `MinRTTFilterLen`,
 /// Cardwell et al., ACM Queue 2016; Copa's RTTmin window, NSDI 2018 section 2.1: 10 s).
 const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
 /// Veno's cut on a loss it reads as random (Fu and Liew 2003: cwnd x 4/5).
 const VENO_RANDOM_LOSS_BETA: f64 = 0.8;
+
+/// Mechanism 1f's cap, bytes: twice the bandwidth-delay product of a round that carried `cwnd`
+/// bytes in `round_rtt` over a path of `base` RTT (BBR's `cwnd_gain` of 2 over
+/// `BtlBw x RTprop`, Cardwell et al., ACM Queue 2016, with the round's delivery rate
+/// `cwnd / round_rtt`), plus the datagram a receiver holds for its next ACK (RFC 9000 section
+/// 13.2.2: an ACK after at least two ack-eliciting packets), so that a path of a datagram's
+/// BDP still carries two.
+fn inflight_cap(cwnd: u64, mtu: u64, base: Duration, round_rtt: Duration) -> u64 {
+    let rtt = u128::from(cc_core::saturating_ns(round_rtt).max(1));
+    let bdp2 = 2 * u128::from(cwnd) * u128::from(cc_core::saturating_ns(base)) / rtt;
+    u64::try_from(bdp2).unwrap_or(u64::MAX).saturating_add(mtu)
+}
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -396,7 +408,11 @@ impl Manet {
         {
             return ManetDecision::DrainProbe;
         }
-        if diff > c.beta() {
+        let cap = c
+            .bdp_cap()
+            .then(|| inflight_cap(self.round_start_cwnd, mtu, base, round_rtt));
+        let over_cap = |bytes: u64| cap.is_some_and(|cap| bytes > cap);
+        if diff > c.beta() || over_cap(self.round_start_cwnd) {
             // Linux tcp_vegas.c: one segment less, and ssthresh follows it down
             // (`tcp_vegas_ssthresh`), so that the next growth is linear, not a slow start.
             self.window.shrink(mtu);
@@ -406,7 +422,7 @@ impl Manet {
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
             ManetDecision::Decrease
-        } else if diff >= c.alpha() {
+        } else if diff >= c.alpha() || over_cap(self.round_start_cwnd.saturating_add(mtu)) {
             self.may_grow = false;
             ManetDecision::Hold
         } else {

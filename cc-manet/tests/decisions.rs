@@ -17,6 +17,8 @@ const BASE_RTT: Duration = Duration::from_millis(100);
 struct Path {
     now: Instant,
     packet_number: u64,
+    /// Datagrams the path holds without queueing (`PIPE` unless a test sets it).
+    pipe: u64,
     /// Delay added to every RTT (another flow's queue, or a longer route).
     extra: Duration,
     /// Delay added to every other datagram's RTT (per-packet jitter: the round's minimum does
@@ -32,6 +34,7 @@ impl Path {
         Self {
             now: Instant::now(),
             packet_number: 0,
+            pipe: PIPE,
             extra: Duration::ZERO,
             jitter: Duration::ZERO,
             burst_queue: false,
@@ -39,7 +42,7 @@ impl Path {
     }
 
     /// One round: the whole window sent at once, acknowledged one RTT later, that RTT grown by
-    /// one service time (`BASE_RTT / PIPE`) per datagram beyond the pipe.
+    /// one service time (`BASE_RTT / pipe`) per datagram beyond the pipe.
     fn round(&mut self, manet: &mut Manet) -> (Option<ManetDecision>, u64) {
         let cwnd = manet.window_state().cwnd();
         let packets = (cwnd / u64::from(MTU)).max(1);
@@ -48,8 +51,8 @@ impl Path {
             self.packet_number += 1;
             manet.on_sent(sent, u64::from(MTU), self.packet_number);
         }
-        let service = BASE_RTT / PIPE as u32;
-        let queued = packets.saturating_sub(PIPE) as u32;
+        let service = BASE_RTT / self.pipe as u32;
+        let queued = packets.saturating_sub(self.pipe) as u32;
         // Half the datagrams (rounded down), the last ones, arrive `jitter` late.
         let late = if self.jitter.is_zero() {
             0
@@ -412,4 +415,44 @@ fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
         "{log:?}"
     );
     assert_eq!(manet.jitter_allowance(), Duration::ZERO);
+}
+
+/// The windows of rounds 12 to 19 on a path of `pipe` datagrams, with `configure`. The first
+/// round, of the smallest initial window, sees no queue, so that it measures the base RTT
+/// (which the 20 rounds do not outlive: BBR's 10 s).
+fn windows_on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> Vec<u64> {
+    let mut config = ManetConfig::default();
+    config.set_initial_window_packets(2).unwrap();
+    configure(&mut config);
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    path.round(&mut manet);
+    path.pipe = pipe;
+    let log: Vec<_> = (1..20).map(|_| path.round(&mut manet)).collect();
+    assert_eq!(manet.base_rtt(), Some(BASE_RTT));
+    log[11..].iter().map(|(_, w)| w / u64::from(MTU)).collect()
+}
+
+#[test]
+fn a_pipe_of_one_datagram_carries_at_most_twice_it_and_one_more() {
+    // A path whose bandwidth-delay product is one datagram (an 802.11 chain's few packets):
+    // Vegas' alpha of 2 packets keeps 3 to 5 in flight; mechanism 1f's cap, 2 x BDP plus the
+    // datagram a receiver holds for its ACK, keeps at most 3.
+    let capped = windows_on_pipe(1, |_| {});
+    let vegas = windows_on_pipe(1, |c| {
+        c.set_bdp_cap(false).unwrap();
+    });
+    assert!(capped.iter().all(|&w| w <= 3), "{capped:?}");
+    assert!(vegas.iter().any(|&w| w > 3), "{vegas:?}");
+}
+
+#[test]
+fn the_cap_does_not_bind_where_the_pipe_exceeds_alpha() {
+    // A pipe of 10 datagrams: Vegas holds 2 to 4 queued, far under twice the pipe, so the cap
+    // changes no decision.
+    let capped = windows_on_pipe(PIPE, |_| {});
+    let vegas = windows_on_pipe(PIPE, |c| {
+        c.set_bdp_cap(false).unwrap();
+    });
+    assert_eq!(capped, vegas);
 }

@@ -568,6 +568,18 @@ const CASES: &[Case] = &[
         expect: &["--quinn-full-window", "noq"],
     },
     Case {
+        name: "quinn's send-check compensation turned off on noq",
+        files: &[],
+        args: &["run", "--stack", "noq", "--quinn-full-window=false"],
+        expect: &["--quinn-full-window", "noq"],
+    },
+    Case {
+        name: "quinn's send-check compensation not a boolean",
+        files: &[],
+        args: &["run", "--quinn-full-window=3"],
+        expect: &["--quinn-full-window", "3"],
+    },
+    Case {
         name: "an axis on both directions that one direction overrides",
         files: &[(
             "s.toml",

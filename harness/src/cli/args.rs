@@ -332,9 +332,10 @@ pub struct ScenarioArgs {
     #[arg(long, value_name = "READING")]
     pub(super) timeout_reading: Option<cc_core::TimeoutReading>,
     /// Ports on quinn: show quinn a window one byte larger, so that a window of N datagrams
-    /// carries N (quinn's send check carries N-1; noq's carries N). Default off.
-    #[arg(long)]
-    pub(super) quinn_full_window: bool,
+    /// carries N (quinn's send check carries N-1; noq's carries N). Default: each port's own
+    /// (on for manet, off for the papers' ports); `--quinn-full-window=false` turns it off.
+    #[arg(long, value_name = "BOOL", num_args = 0..=1, require_equals = true, default_missing_value = "true")]
+    pub(super) quinn_full_window: Option<bool>,
     /// Ask the QUIC receiver to hold an ACK up to this long (QUIC's ACK frequency extension;
     /// capped at the larger of the path's RTT and 25 ms; default: no request, the peer's
     /// 25 ms). In [1ms, 1s].

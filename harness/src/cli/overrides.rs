@@ -211,11 +211,11 @@ impl ScenarioArgs {
                 "--packet-threshold",
             );
         }
-        if self.quinn_full_window {
+        if let Some(full) = self.quinn_full_window {
             set(
                 &mut o,
                 "transport.quinn_full_window",
-                Value::Boolean(true),
+                Value::Boolean(full),
                 "--quinn-full-window",
             );
         }
@@ -454,7 +454,7 @@ impl ScenarioArgs {
                 )));
             }
         }
-        if self.quinn_full_window && grid.runs_on(crate::stack::Stack::Noq) {
+        if self.quinn_full_window.is_some() && grid.runs_on(crate::stack::Stack::Noq) {
             return Err(HarnessError::bad_input(
                 "--quinn-full-window compensates quinn 0.11's send check; noq has none, so it does not apply to runs on noq (--stack noq)",
             ));

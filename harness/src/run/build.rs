@@ -36,7 +36,7 @@ impl<H: Host> std::fmt::Debug for BuiltController<H> {
 pub fn build<H: BuildOn>(
     spec: &ControllerSpec,
     signal: &SignalConfig,
-    quinn_full_window: bool,
+    quinn_full_window: Option<bool>,
 ) -> Result<BuiltController<H>, String> {
     build_found(
         registry::lookup(&spec.name)?,
@@ -51,7 +51,7 @@ pub fn build_found<H: BuildOn>(
     info: &'static ControllerInfo,
     spec: &ControllerSpec,
     signal: &SignalConfig,
-    quinn_full_window: bool,
+    quinn_full_window: Option<bool>,
 ) -> Result<BuiltController<H>, String> {
     info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
@@ -134,13 +134,13 @@ fn build_port<H: Host>(
     name: &str,
     s: &Settings<'_>,
     signal: &SignalConfig,
-    quinn_full_window: bool,
+    quinn_full_window: Option<bool>,
 ) -> Result<BuiltController<H>, String> {
     struct Find<'a, 'b, H: Host> {
         name: &'a str,
         settings: &'a Settings<'b>,
         signal: &'a SignalConfig,
-        quinn_full_window: bool,
+        quinn_full_window: Option<bool>,
         built: Option<Result<BuiltController<H>, String>>,
     }
     impl<H: Host> PortVisitor for Find<'_, '_, H> {
@@ -148,7 +148,9 @@ fn build_port<H: Host>(
             if self.built.is_none() && C::NAME == self.name {
                 self.built = Some(configure::<C>(self.settings).map(|mut config| {
                     config.set_signal(self.signal.clone());
-                    config.set_quinn_full_window(self.quinn_full_window);
+                    if let Some(full) = self.quinn_full_window {
+                        config.set_quinn_full_window(full);
+                    }
                     BuiltController {
                         factory: H::port_factory(config),
                         signal_stats: H::port_signal_stats::<C>,
@@ -182,17 +184,17 @@ mod tests {
             for stack in info.stacks {
                 match stack {
                     Stack::Quinn => {
-                        build::<host::Quinn>(&spec(info.name, &[]), &signal, false).map(drop)
+                        build::<host::Quinn>(&spec(info.name, &[]), &signal, None).map(drop)
                     }
                     Stack::Noq => {
-                        build::<host::Noq>(&spec(info.name, &[]), &signal, false).map(drop)
+                        build::<host::Noq>(&spec(info.name, &[]), &signal, None).map(drop)
                     }
                     Stack::Quiche | Stack::Tcp => continue,
                 }
                 .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
             }
         }
-        let err = build::<host::Noq>(&spec("bbr", &[]), &signal, false).unwrap_err();
+        let err = build::<host::Noq>(&spec("bbr", &[]), &signal, None).unwrap_err();
         assert!(err.contains("bbr3") && err.contains("quinn only"), "{err}");
     }
 }

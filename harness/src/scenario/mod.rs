@@ -36,7 +36,7 @@
 //! packet_threshold = 3            # quinn's and the ports' loss thresholds (kept equal)
 //! time_threshold = 1.125
 //! # timeout_reading = "probe_timeout"  # the ports' TCP timeout on QUIC (default: each port's)
-//! # quinn_full_window = true      # ports on quinn: a window of N datagrams carries N, not N-1
+//! # quinn_full_window = true      # ports on quinn: a window of N datagrams carries N, not N-1 (default: the port's own, on for manet)
 //! # ack_delay = "200ms"           # ask the receiver to hold ACKs up to this (ACK frequency)
 //!
 //! [link]                          # netsim's LinkConfig

@@ -67,9 +67,9 @@ pub struct TransportSettings {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub timeout_reading: Option<cc_core::TimeoutReading>,
     /// Ports on quinn show it a window one byte larger, so that a window of N datagrams carries
-    /// N (each port config's `quinn_full_window`; default false).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub quinn_full_window: bool,
+    /// N (`None`, the default: each port config's own `quinn_full_window`, on for manet).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub quinn_full_window: Option<bool>,
     /// The longest the receiver may hold an ACK, asked of it through QUIC's ACK frequency
     /// extension (`None`, the default: no request; the peer's own 25 ms). quinn caps what it
     /// asks at the larger of the path's RTT and 25 ms. Range `[1ms, 1s]`.

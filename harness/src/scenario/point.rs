@@ -325,7 +325,7 @@ impl Context<'_> {
             packet_threshold,
             time_threshold,
             timeout_reading: section.timeout_reading,
-            quinn_full_window: section.quinn_full_window.unwrap_or(false),
+            quinn_full_window: section.quinn_full_window,
             ack_delay,
         })
     }
