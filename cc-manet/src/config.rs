@@ -67,10 +67,15 @@ cc_core::port_config! {
             /// best window is about h/4 packets: Fu et al., INFOCOM 2003) `alpha` alone keeps
             /// two or three times the pipe in flight and the flow's own packets contend along
             /// the chain; where the product is larger than `alpha` packets the cap does not
-            /// bind. It counts what is in flight, so on quinn it needs `quinn_full_window` (on
-            /// by default for this controller): with quinn 0.11's one datagram less, a cap of
-            /// two datagrams carries one, which the receiver acknowledges only after its ACK
-            /// delay, and the inflated RTT shrinks the cap again.
+            /// bind. It acts only after a drain probe (mechanism 4) found the round's delay to
+            /// be this flow's, until a probe finds a competitor's queue or a timeout: a
+            /// competitor's queue inflates the RTT as well, and a cap read from it would keep
+            /// the window too small for Copa's test to lift the bound. For the same reason it
+            /// never goes under three datagrams, a window a probe can still drain. It counts
+            /// what is in flight, so on quinn it needs `quinn_full_window` (on by default for
+            /// this controller): with quinn 0.11's one datagram less, a cap of two datagrams
+            /// carries one, which the receiver acknowledges only after its ACK delay, and the
+            /// inflated RTT shrinks the cap again.
             bdp_cap: bool = true, Range::Any;
             /// Mechanism 1e, the jitter allowance: a drain probe (mechanism 4) also compares the
             /// round's RTT spread (mean minus minimum) before and at the drained window. A spread

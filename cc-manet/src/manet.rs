@@ -26,10 +26,11 @@ const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
 /// HyStart++'s conservative slow start grows by the acknowledged bytes over this (RFC 9406
 /// section 4.3: `CSS_GROWTH_DIVISOR` = 4).
 const CSS_GROWTH_DIVISOR: u64 = 4;
-/// The smallest window a drain probe sends, datagrams: at least two in flight even where quinn
-/// 0.11's send check carries one less than the window (`quinn_full_window` off), so that the
-/// probe measures the path, not the peer's ACK delay.
-const PROBE_FLOOR_PACKETS: u64 = 3;
+/// The smallest window a drain probe sends, datagrams: two in flight, so that the probe
+/// measures the path, not the peer's ACK delay (RFC 9000 section 13.2.2: a receiver
+/// acknowledges every second ack-eliciting packet, a lone one only after its ACK delay). On
+/// quinn that needs `quinn_full_window` (on by default): its send check carries one less.
+const PROBE_FLOOR_PACKETS: u64 = 2;
 /// How long a base RTT stands without a sample at or below it (BBR's `MinRTTFilterLen`,
 /// Cardwell et al., ACM Queue 2016; Copa's RTTmin window, NSDI 2018 section 2.1: 10 s).
 const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
@@ -67,6 +68,9 @@ pub struct Manet {
     /// Whether the last round's backlog was under 1 packet, so that this round grows as
     /// conservative slow start (with `empty_queue_css`).
     queue_empty: bool,
+    /// Whether the last drain probe found the round's delay to be this flow's own (its queue,
+    /// or contention along an 802.11 chain), so that mechanism 1f may shrink the window for it.
+    delay_owned: bool,
     /// Bytes the current ACK frame newly acknowledged.
     frame_acked: u64,
     /// The window when the current round began (Vegas' `Actual` is what was sent over it).
@@ -227,6 +231,7 @@ impl Manet {
             last_diff: None,
             base_stamp: None,
             jitter_ns: 0,
+            delay_owned: false,
         }
     }
 
@@ -392,12 +397,23 @@ impl Manet {
             }
             self.forget_base();
         }
+        // Mechanism 1f acts on a delay a drain probe found to be this flow's own: a
+        // competitor's queue inflates the RTT as well, and a cap read from it would hold the
+        // window too small for Copa's test ever to lift the bound. It leaves the window room
+        // for a probe to drain a datagram, so that a competitor arriving later is still found.
+        let cap = (c.bdp_cap() && self.delay_owned).then(|| {
+            let floor = (PROBE_FLOOR_PACKETS + 1).saturating_mul(mtu);
+            inflight_cap(self.round_start_cwnd, mtu, base, round_rtt).max(floor)
+        });
+        let over_cap = |bytes: u64| cap.is_some_and(|cap| bytes > cap);
         // A round has a standing queue when this flow keeps `alpha` packets queued, or when
         // the queueing delay reaches the base RTT: a bottleneck queue of a BDP or more, which a
         // flow holding under `alpha` packets there builds alone only on a path of under
-        // `alpha` packets' BDP (BBR keeps its own queue under a BDP, cwnd_gain 2). Either way
-        // the drain probe tells whose the queue is.
-        if diff >= c.alpha() || delay >= base {
+        // `alpha` packets' BDP (BBR keeps its own queue under a BDP, cwnd_gain 2), or when the
+        // round's RTT keeps the window at mechanism 1f's cap. Either way the drain probe tells
+        // whose the queue is.
+        let at_cap = over_cap(self.round_start_cwnd.saturating_add(mtu));
+        if diff >= c.alpha() || delay >= base || at_cap {
             self.queued_rounds += 1;
         } else {
             self.queued_rounds = 0;
@@ -408,10 +424,6 @@ impl Manet {
         {
             return ManetDecision::DrainProbe;
         }
-        let cap = c
-            .bdp_cap()
-            .then(|| inflight_cap(self.round_start_cwnd, mtu, base, round_rtt));
-        let over_cap = |bytes: u64| cap.is_some_and(|cap| bytes > cap);
         if diff > c.beta() || over_cap(self.round_start_cwnd) {
             // Linux tcp_vegas.c: one segment less, and ssthresh follows it down
             // (`tcp_vegas_ssthresh`), so that the next growth is linear, not a slow start.
@@ -422,7 +434,7 @@ impl Manet {
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
             ManetDecision::Decrease
-        } else if diff >= c.alpha() || over_cap(self.round_start_cwnd.saturating_add(mtu)) {
+        } else if diff >= c.alpha() || at_cap {
             self.may_grow = false;
             ManetDecision::Hold
         } else {
@@ -508,6 +520,7 @@ impl Manet {
             self.mode = ManetMode::Competitive;
             self.probe_interval = c.competitive_rounds();
             self.may_grow = true;
+            self.delay_owned = false;
             return ManetDecision::EnterCompetitive;
         }
         // Each probe that finds the queue to be this flow's doubles the wait for the next, so
@@ -516,6 +529,7 @@ impl Manet {
         let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
         self.probe_interval = self.probe_interval.saturating_mul(2).min(cap);
         self.may_grow = false;
+        self.delay_owned = true;
         ManetDecision::Drained
     }
 
@@ -537,6 +551,7 @@ impl Manet {
 
     fn leave_competitive(&mut self) {
         self.mode = ManetMode::Delay;
+        self.delay_owned = false;
         self.queued_rounds = 0;
         self.probe_interval = self.config.competitive_rounds();
     }
@@ -557,6 +572,7 @@ impl Manet {
             self.window.set_ssthresh(ssthresh);
             self.phase = ManetPhase::SlowStart;
             self.mode = ManetMode::Delay;
+            self.delay_owned = false;
             self.queued_rounds = 0;
             self.probe = None;
             self.probe_interval = self.config.competitive_rounds();

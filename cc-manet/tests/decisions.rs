@@ -456,3 +456,60 @@ fn the_cap_does_not_bind_where_the_pipe_exceeds_alpha() {
     });
     assert_eq!(capped, vegas);
 }
+
+#[test]
+fn under_the_cap_a_competitors_queue_is_still_found() {
+    // A pipe of one datagram, where mechanism 1f holds the window at its floor; then another
+    // flow's queue of four base RTTs. The cap leaves room for a drain probe, so Copa's test
+    // still finds the queue not to be this flow's and lifts the bound. (Without the base RTT's
+    // refresh, which after 10 s would take the competitor's queue into the base: rounds here
+    // last several base RTTs.)
+    let mut config = ManetConfig::default();
+    config.set_initial_window_packets(2).unwrap();
+    config.set_refresh_base_rtt(false).unwrap();
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    path.round(&mut manet);
+    path.pipe = 1;
+    let before: Vec<_> = (0..20).map(|_| path.round(&mut manet)).collect();
+    assert!(
+        before
+            .iter()
+            .any(|(d, _)| *d == Some(ManetDecision::Drained)),
+        "{before:?}"
+    );
+    path.extra = 4 * BASE_RTT;
+    let after: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
+    assert!(
+        after
+            .iter()
+            .any(|(d, _)| *d == Some(ManetDecision::EnterCompetitive)),
+        "{after:?}"
+    );
+}
+
+#[test]
+fn the_cap_waits_for_a_probe_to_find_the_delay_its_own() {
+    // Until a drain probe has found the round's delay to be this flow's, mechanism 1f changes
+    // nothing: the same delay could be a competitor's queue.
+    let first_probe = |cap: bool| {
+        let mut config = ManetConfig::default();
+        config.set_initial_window_packets(2).unwrap();
+        config.set_bdp_cap(cap).unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        path.round(&mut manet);
+        path.pipe = 1;
+        let mut log = Vec::new();
+        loop {
+            let round = path.round(&mut manet);
+            log.push(round);
+            if round.0 == Some(ManetDecision::Drained) || log.len() == 50 {
+                return log;
+            }
+        }
+    };
+    let (capped, vegas) = (first_probe(true), first_probe(false));
+    assert_eq!(capped.last().unwrap().0, Some(ManetDecision::Drained));
+    assert_eq!(capped, vegas);
+}
