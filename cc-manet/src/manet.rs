@@ -260,6 +260,12 @@ impl Manet {
         self.rtt.base()
     }
 
+    /// Whether the last drain probe found the round's delay to be this flow's own, so that
+    /// mechanism 1f's cap applies (`bdp_cap`).
+    pub fn delay_owned(&self) -> bool {
+        self.delay_owned
+    }
+
     /// The round RTT spread the last drain probe did not remove, which the bound no longer
     /// reads as backlog (mechanism 1e; zero when the probe removed it).
     pub fn jitter_allowance(&self) -> Duration {
@@ -610,6 +616,7 @@ impl Manet {
             bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
             base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
             jitter_us = self.jitter_ns / 1_000,
+            delay_owned = self.delay_owned,
             round = self.rounds.rounds(),
             "window decision"
         );

@@ -478,6 +478,7 @@ fn under_the_cap_a_competitors_queue_is_still_found() {
             .any(|(d, _)| *d == Some(ManetDecision::Drained)),
         "{before:?}"
     );
+    assert!(manet.delay_owned());
     path.extra = 4 * BASE_RTT;
     let after: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
     assert!(
