@@ -417,10 +417,10 @@ fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
     assert_eq!(manet.jitter_allowance(), Duration::ZERO);
 }
 
-/// The windows of rounds 12 to 19 on a path of `pipe` datagrams, with `configure`. The first
-/// round, of the smallest initial window, sees no queue, so that it measures the base RTT
-/// (which the 20 rounds do not outlive: BBR's 10 s).
-fn windows_on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> Vec<u64> {
+/// A composite with `configure` applied, from the smallest initial window, on a path of `pipe`
+/// datagrams: its first round, before the path narrows to `pipe`, sees no queue, so that it
+/// measures the base RTT.
+fn on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> (Manet, Path) {
     let mut config = ManetConfig::default();
     config.set_initial_window_packets(2).unwrap();
     configure(&mut config);
@@ -428,6 +428,13 @@ fn windows_on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> Vec<u
     let mut path = Path::new();
     path.round(&mut manet);
     path.pipe = pipe;
+    (manet, path)
+}
+
+/// The windows of rounds 12 to 19 on a path of `pipe` datagrams ([`on_pipe`]; the base RTT
+/// outlives the 20 rounds: BBR's 10 s).
+fn windows_on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> Vec<u64> {
+    let (mut manet, mut path) = on_pipe(pipe, configure);
     let log: Vec<_> = (1..20).map(|_| path.round(&mut manet)).collect();
     assert_eq!(manet.base_rtt(), Some(BASE_RTT));
     log[11..].iter().map(|(_, w)| w / u64::from(MTU)).collect()
@@ -464,13 +471,9 @@ fn under_the_cap_a_competitors_queue_is_still_found() {
     // still finds the queue not to be this flow's and lifts the bound. (Without the base RTT's
     // refresh, which after 10 s would take the competitor's queue into the base: rounds here
     // last several base RTTs.)
-    let mut config = ManetConfig::default();
-    config.set_initial_window_packets(2).unwrap();
-    config.set_refresh_base_rtt(false).unwrap();
-    let mut manet = Manet::new(config, MTU);
-    let mut path = Path::new();
-    path.round(&mut manet);
-    path.pipe = 1;
+    let (mut manet, mut path) = on_pipe(1, |c| {
+        c.set_refresh_base_rtt(false).unwrap();
+    });
     let before: Vec<_> = (0..20).map(|_| path.round(&mut manet)).collect();
     assert!(
         before
@@ -494,13 +497,9 @@ fn the_cap_waits_for_a_probe_to_find_the_delay_its_own() {
     // Until a drain probe has found the round's delay to be this flow's, mechanism 1f changes
     // nothing: the same delay could be a competitor's queue.
     let first_probe = |cap: bool| {
-        let mut config = ManetConfig::default();
-        config.set_initial_window_packets(2).unwrap();
-        config.set_bdp_cap(cap).unwrap();
-        let mut manet = Manet::new(config, MTU);
-        let mut path = Path::new();
-        path.round(&mut manet);
-        path.pipe = 1;
+        let (mut manet, mut path) = on_pipe(1, |c| {
+            c.set_bdp_cap(cap).unwrap();
+        });
         let mut log = Vec::new();
         loop {
             let round = path.round(&mut manet);
