@@ -37,6 +37,12 @@ const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
 /// Veno's cut on a loss it reads as random (Fu and Liew 2003: cwnd x 4/5).
 const VENO_RANDOM_LOSS_BETA: f64 = 0.8;
 
+/// A count of round trips from the knobs (at most 1,000 x 1,000), saturating: the probe's
+/// counters are `u32` so that the controller's state stays within 4 KiB on quinn (cc-bench).
+fn rounds_u32(rounds: u64) -> u32 {
+    u32::try_from(rounds).unwrap_or(u32::MAX)
+}
+
 /// Mechanism 1f's cap, bytes: twice the bandwidth-delay product of a round that carried `cwnd`
 /// bytes in `round_rtt` over a path of `base` RTT (BBR's `cwnd_gain` of 2 over
 /// `BtlBw x RTprop`, Cardwell et al., ACM Queue 2016, with the round's delivery rate
@@ -75,20 +81,26 @@ pub struct Manet {
     frame_acked: u64,
     /// The window when the current round began (Vegas' `Actual` is what was sent over it).
     round_start_cwnd: u64,
+    /// The window at the end of the last round, before its decision: the largest window the
+    /// packets whose samples end the next round were sent at.
+    sent_cwnd: u64,
+    /// The largest window a round measured with a backlog under 1 packet since the bound last
+    /// saw a standing queue: conservative slow start regains it without pausing to measure.
+    clear_cwnd: u64,
     /// Whether the latest acknowledged packet was sent before the current recovery period began.
     in_recovery: bool,
     /// Consecutive rounds with a standing queue (`Diff >= alpha`).
-    queued_rounds: u64,
+    queued_rounds: u32,
     /// The drain probe under way, if one is.
     probe: Option<DrainProbe>,
     /// Rounds with a standing queue before the next drain probe: `competitive_rounds`, doubled
     /// after each probe that found the queue to be this flow's, up to
     /// `competitive_rounds x probe_backoff_max`.
-    probe_interval: u64,
+    probe_interval: u32,
     /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
     /// In nanoseconds (saturating): the state fits cc-bench's 4 KiB with the ledger at its bound.
     recent_delay: [u64; RECENT_ROUNDS],
-    recent_next: usize,
+    recent_next: u8,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
     /// When the base RTT was last set (a sample at or below it).
@@ -205,9 +217,11 @@ impl Manet {
     pub fn new(config: impl Into<Arc<ManetConfig>>, mtu: u16) -> Self {
         let config = config.into();
         let window = Window::new(config.initial_window_packets(), mtu);
-        let probe_interval = config.competitive_rounds();
+        let probe_interval = rounds_u32(config.competitive_rounds());
         Self {
             round_start_cwnd: window.cwnd(),
+            sent_cwnd: window.cwnd(),
+            clear_cwnd: 0,
             config,
             window,
             bwe: WestwoodPlusEstimator::new(),
@@ -318,6 +332,8 @@ impl Manet {
 
     fn decide_round(&mut self, now: cc_core::Instant) -> ManetDecision {
         self.queue_empty = false;
+        // The samples that end a round are of the packets sent in the round before it.
+        let measured_cwnd = std::mem::replace(&mut self.sent_cwnd, self.window.cwnd());
         let round = self.rtt.end_round();
         if !self.config.backlog_bound() {
             self.may_grow = true;
@@ -348,8 +364,8 @@ impl Manet {
         // mode switch: the queue a competitor holds shows in every sample.
         let delay = round.min.saturating_sub(base);
         let recent_max = Duration::from_nanos(self.recent_delay.iter().copied().max().unwrap_or(0));
-        self.recent_delay[self.recent_next] = cc_core::saturating_ns(delay);
-        self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS;
+        self.recent_delay[usize::from(self.recent_next)] = cc_core::saturating_ns(delay);
+        self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS as u8;
         let diff = backlog.diff_packets;
         self.last_diff = Some(diff);
         if self.phase == ManetPhase::SlowStart {
@@ -420,7 +436,7 @@ impl Manet {
         // whose the queue is.
         let at_cap = over_cap(self.round_start_cwnd.saturating_add(mtu));
         if diff >= c.alpha() || delay >= base || at_cap {
-            self.queued_rounds += 1;
+            self.queued_rounds = self.queued_rounds.saturating_add(1);
         } else {
             self.queued_rounds = 0;
         }
@@ -439,13 +455,27 @@ impl Manet {
                 .set_ssthresh(ssthresh.min(self.window.cwnd().saturating_sub(mtu)));
             self.cubic.start_at(self.cwnd_packets());
             self.may_grow = false;
+            self.clear_cwnd = self.clear_cwnd.min(self.window.cwnd());
             ManetDecision::Decrease
         } else if diff >= c.alpha() || at_cap {
             self.may_grow = false;
+            self.clear_cwnd = self.clear_cwnd.min(self.window.cwnd());
             ManetDecision::Hold
         } else {
             self.may_grow = true;
-            self.queue_empty = diff < SLOW_START_EXIT_BACKLOG;
+            let clear = diff < SLOW_START_EXIT_BACKLOG;
+            if clear {
+                self.clear_cwnd = self.clear_cwnd.max(measured_cwnd);
+            }
+            // Conservative slow start regains a window a round measured clear at once, as
+            // CUBIC climbs fast back to W_max (RFC 9438 section 4.2); past it, only from a
+            // window this round measured: the samples that end a round are of the packets
+            // sent in the round before it, so growing on them again would compound unmeasured
+            // (Vegas' slow start grows every other round trip for this reason, Brakmo and
+            // Peterson 1995, section 3.3).
+            let cwnd = self.window.cwnd();
+            self.queue_empty =
+                clear && (cwnd <= measured_cwnd.saturating_add(mtu) || cwnd < self.clear_cwnd);
             ManetDecision::Grow
         }
     }
@@ -524,7 +554,7 @@ impl Manet {
         }
         if delay >= Duration::from_nanos(probe.start_delay_ns).mul_f64(DRAIN_KEEPS) {
             self.mode = ManetMode::Competitive;
-            self.probe_interval = c.competitive_rounds();
+            self.probe_interval = rounds_u32(c.competitive_rounds());
             self.may_grow = true;
             self.delay_owned = false;
             return ManetDecision::EnterCompetitive;
@@ -533,7 +563,7 @@ impl Manet {
         // that probing costs a bounded share of the rounds (BBR's ProbeRTT: 200 ms in 10 s)
         // while a competitor that arrives later is still found.
         let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
-        self.probe_interval = self.probe_interval.saturating_mul(2).min(cap);
+        self.probe_interval = self.probe_interval.saturating_mul(2).min(rounds_u32(cap));
         self.may_grow = false;
         self.delay_owned = true;
         ManetDecision::Drained
@@ -550,6 +580,7 @@ impl Manet {
 
     /// Forgets the base RTT: the next sample starts a new one.
     fn forget_base(&mut self) {
+        self.clear_cwnd = 0;
         self.rtt.reset_base();
         self.base_stamp = None;
         self.jitter_ns = 0;
@@ -559,7 +590,7 @@ impl Manet {
         self.mode = ManetMode::Delay;
         self.delay_owned = false;
         self.queued_rounds = 0;
-        self.probe_interval = self.config.competitive_rounds();
+        self.probe_interval = rounds_u32(self.config.competitive_rounds());
     }
 
     fn enter_avoidance(&mut self) {
@@ -581,7 +612,7 @@ impl Manet {
             self.delay_owned = false;
             self.queued_rounds = 0;
             self.probe = None;
-            self.probe_interval = self.config.competitive_rounds();
+            self.probe_interval = rounds_u32(self.config.competitive_rounds());
             self.may_grow = true;
             if self.config.reset_base_on_timeout() {
                 self.forget_base();

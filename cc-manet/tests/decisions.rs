@@ -258,7 +258,8 @@ fn an_expired_base_rtt_is_remeasured_after_a_longer_route() {
 #[test]
 fn an_empty_queue_grows_the_window_a_quarter_per_round() {
     // A cut far under the pipe (no Westwood floor: CUBIC's 0.7), then rounds with no queue:
-    // HyStart++'s conservative slow start grows 1.25x per round, Reno one datagram.
+    // HyStart++'s conservative slow start grows 1.25x per round back to the window the bound
+    // measured clear before the cut, Reno one datagram.
     let regrowth = |css: bool| {
         let (mut manet, mut path) = after_rounds(
             |c| {
@@ -284,6 +285,38 @@ fn an_empty_queue_grows_the_window_a_quarter_per_round() {
     let (css, reno) = (regrowth(true), regrowth(false));
     assert!(css <= 5, "{css} rounds");
     assert!(reno >= css + 2, "{reno} rounds without, {css} with");
+}
+
+#[test]
+fn conservative_slow_start_measures_each_step_past_the_clear_window() {
+    // At the pipe of 10 datagrams the bound holds a standing queue; then the pipe widens to
+    // 200, every round measures under 1 packet of backlog, and conservative slow start grows
+    // the window. Past any window a round has measured clear, each 1.25x step is followed by a
+    // round at that window (Vegas' every other round trip), so no two rounds in a row grow by
+    // more than a datagram each; the window still climbs to the wider pipe.
+    let (mut manet, mut path) = after_rounds(|_| {}, 60);
+    let before = manet.window_state().cwnd() / u64::from(MTU);
+    assert!(before < 20, "{before}");
+    path.pipe = 200;
+    let windows: Vec<u64> = (0..40)
+        .map(|_| {
+            path.round(&mut manet);
+            manet.window_state().cwnd() / u64::from(MTU)
+        })
+        .collect();
+    let steps: Vec<u64> = windows
+        .windows(2)
+        .map(|w| w[1].saturating_sub(w[0]))
+        .collect();
+    assert!(
+        steps.windows(2).all(|s| s[0] <= 1 || s[1] <= 1),
+        "two 1.25x steps in a row: {windows:?}"
+    );
+    assert!(
+        steps.iter().any(|&s| s > 1),
+        "no conservative slow start: {windows:?}"
+    );
+    assert!(windows[39] >= 100, "{windows:?}");
 }
 
 #[test]
