@@ -3,7 +3,7 @@
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (python3, standard
-# library); about 5 minutes on 2 cores, and about an hour more for the papers' ns-3 presets.
+# library); about 6 minutes on 2 cores, and about 25 more for the papers' ns-3 presets.
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
@@ -34,6 +34,20 @@ for stack in quinn noq; do
   sweep "$stack/ns3-manet" --preset ns3-manet --stack "$stack" --controllers "$b" --seeds 5
   # Beyond the targets' presets: per-packet delay jitter, which no preset has.
   sweep "$stack/jitter" --scenario scripts/manet-jitter.toml --stack "$stack" --controllers "$b"
+  # Beyond the targets' presets: other rates, delays and a burst-loss model on one link, and
+  # ns-3's chains under proactive routing (40 s of warm-up first: without it DSDV's periodic
+  # updates left the 8-hop chain without a route for the first 30 s).
+  sweep "$stack/paths" --scenario scripts/manet-paths.toml --stack "$stack" --controllers "$b"
+  for routing in olsr dsdv; do
+    sweep "$stack/ns3-chain-$routing" --preset ns3-chain --ns3 "routing=$routing" \
+      --ns3 start=40s --stack "$stack" --controllers "$b" --seeds 5
+  done
+done
+# An ns-3 grid under AODV and OLSR, and the best fixed window on DSDV's chains (quinn).
+sweep "quinn/grid" --scenario scripts/manet-grid.toml --controllers "$baselines_quinn"
+for packets in 2 3 4 5; do
+  sweep "quinn/ns3-chain-dsdv-fixed-$packets" --preset ns3-chain --ns3 routing=dsdv \
+    --ns3 start=40s --controllers fixed --set "fixed.packets=$packets" --seeds 5
 done
 # Four of its own flows on a clean shared bottleneck (target: Jain >= 0.95), beside Cubic's four.
 sweep "quinn/coexist-own4" --preset coexist --mix run,run,run,run --controllers manet,cubic
