@@ -84,8 +84,9 @@ pub struct Manet {
     /// The window at the end of the last round, before its decision: the largest window the
     /// packets whose samples end the next round were sent at.
     sent_cwnd: u64,
-    /// The largest window a round measured with a backlog under 1 packet since the bound last
-    /// saw a standing queue: conservative slow start regains it without pausing to measure.
+    /// The largest window a round measured with a backlog under 1 packet, lowered to the window
+    /// whenever a round shows a standing queue and zero once the base RTT is forgotten:
+    /// conservative slow start regains it without pausing to measure.
     clear_cwnd: u64,
     /// Whether the latest acknowledged packet was sent before the current recovery period began.
     in_recovery: bool,
