@@ -101,6 +101,11 @@ fn run(config: ManetConfig, rounds: usize) -> (Manet, Vec<(Option<ManetDecision>
     (manet, log)
 }
 
+/// Whether any round of `log` took `decision`.
+fn decided(log: &[(Option<ManetDecision>, u64)], decision: ManetDecision) -> bool {
+    log.iter().any(|(d, _)| *d == Some(decision))
+}
+
 fn probe_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
     log.iter()
         .enumerate()
@@ -326,11 +331,7 @@ fn a_queue_that_does_not_drain_is_another_flows() {
     let (mut manet, mut path) = after_rounds(|_| {}, 40);
     path.extra = BASE_RTT;
     let log: Vec<_> = (0..40).map(|_| path.round(&mut manet)).collect();
-    assert!(
-        log.iter()
-            .any(|(d, _)| *d == Some(ManetDecision::EnterCompetitive)),
-        "{log:?}"
-    );
+    assert!(decided(&log, ManetDecision::EnterCompetitive), "{log:?}");
     assert_eq!(manet.mode(), ManetMode::Competitive);
 }
 
@@ -392,11 +393,7 @@ fn a_spread_the_minimum_filters_keeps_competitive_mode_with_4d() {
         (log, diff)
     };
     let (log, _) = leaves(false);
-    assert!(
-        log.iter()
-            .any(|(d, _)| *d == Some(ManetDecision::LeaveCompetitive)),
-        "{log:?}"
-    );
+    assert!(decided(&log, ManetDecision::LeaveCompetitive), "{log:?}");
     let (log, diff) = leaves(true);
     assert!(diff > ManetConfig::default().beta(), "{diff}");
     assert!(
@@ -443,10 +440,7 @@ fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
     path.burst_queue = true;
     let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
     assert!(!probe_rounds(&log).is_empty(), "{log:?}");
-    assert!(
-        log.iter().any(|(d, _)| *d == Some(ManetDecision::Drained)),
-        "{log:?}"
-    );
+    assert!(decided(&log, ManetDecision::Drained), "{log:?}");
     assert_eq!(manet.jitter_allowance(), Duration::ZERO);
 }
 
@@ -508,19 +502,12 @@ fn under_the_cap_a_competitors_queue_is_still_found() {
         c.set_refresh_base_rtt(false).unwrap();
     });
     let before: Vec<_> = (0..20).map(|_| path.round(&mut manet)).collect();
-    assert!(
-        before
-            .iter()
-            .any(|(d, _)| *d == Some(ManetDecision::Drained)),
-        "{before:?}"
-    );
+    assert!(decided(&before, ManetDecision::Drained), "{before:?}");
     assert!(manet.delay_owned());
     path.extra = 4 * BASE_RTT;
     let after: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
     assert!(
-        after
-            .iter()
-            .any(|(d, _)| *d == Some(ManetDecision::EnterCompetitive)),
+        decided(&after, ManetDecision::EnterCompetitive),
         "{after:?}"
     );
 }
