@@ -5,6 +5,10 @@ use std::fmt;
 use std::time::Duration;
 
 const NANOS_PER_SEC: u128 = 1_000_000_000;
+/// Bits per byte times nanoseconds per second: a rate's numerator per byte.
+const BITS_PER_BYTE_NANOS: u64 = 8 * 1_000_000_000;
+/// The most bytes whose numerator `bytes x 8 x 1e9` fits in a `u64`.
+const MAX_BYTES_IN_U64: u64 = u64::MAX / BITS_PER_BYTE_NANOS;
 
 /// A data rate, held in bits per second.
 ///
@@ -43,16 +47,45 @@ impl Bandwidth {
     /// The rate at which `bytes` were carried over `interval`; `None` for a zero interval.
     ///
     /// Rounded down to a whole bit per second, saturating at [`Bandwidth::MAX`].
+    #[inline]
     pub fn from_bytes_over(bytes: u64, interval: Duration) -> Option<Self> {
         let nanos = interval.as_nanos();
         if nanos == 0 {
             return None;
+        }
+        // The same floor division in u64 whenever both operands fit (every real sample: up to
+        // 2.3 GB over up to 584 years), because a u128 division is a library call several
+        // times slower and this runs once per ACK frame.
+        if bytes <= MAX_BYTES_IN_U64
+            && let Ok(nanos) = u64::try_from(nanos)
+        {
+            return Some(Self {
+                bits_per_second: bytes * BITS_PER_BYTE_NANOS / nanos,
+            });
         }
         // bytes x 8 x 1e9 < 2^64 x 2^3 x 2^30 = 2^97: no u128 overflow.
         let bits = u128::from(bytes) * 8 * NANOS_PER_SEC / nanos;
         Some(Self {
             bits_per_second: u64::try_from(bits).unwrap_or(u64::MAX),
         })
+    }
+
+    /// The rate of `bits` bits per second rounded to the nearest whole bit per second, halves
+    /// away from zero: exactly `Self::from_bits_per_second(bits.round() as u64)`, so negative
+    /// and NaN rates are zero and rates beyond [`Bandwidth::MAX`] saturate there.
+    ///
+    /// Without SSE4.1 (the x86-64 baseline) `f64::round` is a libm call; this is two
+    /// conversions and a compare, inline. Why they agree: below 2^52 the integer part `i` is
+    /// exact in both types, so the fraction `x - i` is exact and `>= 0.5` is round's half
+    /// away from zero; from 2^52 every `f64` is an integer and the fraction is 0; `as` maps
+    /// negative values and NaN to 0 and saturates above `u64::MAX` as round's result does.
+    #[inline]
+    pub fn from_bits_per_second_rounded(bits: f64) -> Self {
+        let whole = bits as u64;
+        let up = bits - whole as f64 >= 0.5;
+        Self {
+            bits_per_second: whole.saturating_add(u64::from(up)),
+        }
     }
 
     /// Bits per second.
@@ -128,6 +161,107 @@ mod tests {
         let slow = Bandwidth::from_bytes_over(1, Duration::from_secs(3)).unwrap();
         assert_eq!(slow.bits_per_second(), 2);
         assert_eq!(slow.to_string(), "2 b/s");
+    }
+
+    /// The u128 formula the u64 fast path must reproduce.
+    fn reference_rate(bytes: u64, interval: Duration) -> Option<u64> {
+        let nanos = interval.as_nanos();
+        (nanos != 0).then(|| {
+            u64::try_from(u128::from(bytes) * 8 * NANOS_PER_SEC / nanos).unwrap_or(u64::MAX)
+        })
+    }
+
+    #[test]
+    fn the_u64_division_agrees_with_the_u128_one_on_both_sides_of_its_bounds() {
+        let byte_counts = [
+            0,
+            1,
+            1200,
+            65_535,
+            MAX_BYTES_IN_U64 - 1,
+            MAX_BYTES_IN_U64,
+            MAX_BYTES_IN_U64 + 1,
+            u64::MAX,
+        ];
+        let intervals = [
+            Duration::from_nanos(1),
+            Duration::from_nanos(7),
+            Duration::from_micros(1_337),
+            Duration::from_millis(45),
+            Duration::from_secs(3),
+            Duration::from_nanos(u64::MAX),
+            Duration::from_nanos(u64::MAX) + Duration::from_nanos(1),
+            Duration::MAX,
+        ];
+        // And a pseudo-random spread between them (a fixed LCG: the same cases every run).
+        let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = || {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1);
+            x
+        };
+        let spread: Vec<(u64, Duration)> = (0..10_000)
+            .map(|_| {
+                let bytes = next() >> (next() % 64);
+                let nanos = next() >> (next() % 64);
+                (bytes, Duration::from_nanos(nanos.max(1)))
+            })
+            .collect();
+        let grid = byte_counts
+            .iter()
+            .flat_map(|&b| intervals.iter().map(move |&i| (b, i)));
+        for (bytes, interval) in grid.chain(spread) {
+            assert_eq!(
+                Bandwidth::from_bytes_over(bytes, interval).map(Bandwidth::bits_per_second),
+                reference_rate(bytes, interval),
+                "{bytes} bytes over {interval:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn rounding_inline_is_f64_round() {
+        let specials = [
+            0.0,
+            -0.0,
+            0.49999999999999994,
+            0.5,
+            1.5,
+            2.5,
+            -0.5,
+            -0.7,
+            -3.5,
+            4_503_599_627_370_495.5, // 2^52 - 0.5: the last half an f64 can hold
+            4_503_599_627_370_496.0,
+            9_223_372_036_854_775_808.0,  // 2^63
+            18_446_744_073_709_549_568.0, // the largest f64 below 2^64
+            18_446_744_073_709_551_616.0, // 2^64
+            1e30,
+            f64::MAX,
+            f64::MIN_POSITIVE,
+            f64::INFINITY,
+            f64::NEG_INFINITY,
+            f64::NAN,
+        ];
+        let mut x: u64 = 1;
+        let mut next = || {
+            x = x
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            x
+        };
+        // Random bit patterns (every exponent) and random rates with a random fraction.
+        let random = (0..100_000).flat_map(|_| {
+            let bits = f64::from_bits(next());
+            let rate = (next() >> (next() % 64)) as f64 + (next() % 1024) as f64 / 1024.0;
+            [bits, rate]
+        });
+        for v in specials.into_iter().chain(random) {
+            assert_eq!(
+                Bandwidth::from_bits_per_second_rounded(v).bits_per_second(),
+                v.round() as u64,
+                "{v:e}"
+            );
+        }
     }
 
     #[test]

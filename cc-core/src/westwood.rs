@@ -91,8 +91,8 @@ impl WestwoodEstimator {
             Some(previous) => {
                 let blended = (1.0 - self.gain) * sample.bits_per_second() as f64
                     + self.gain * previous.bits_per_second() as f64;
-                // Rounded to the nearest bit/s; `as` saturates at u64::MAX.
-                Bandwidth::from_bits_per_second(blended.round() as u64)
+                // Rounded to the nearest bit/s, saturating at u64::MAX.
+                Bandwidth::from_bits_per_second_rounded(blended)
             }
         });
         Some(sample)
