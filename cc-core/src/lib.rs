@@ -123,6 +123,7 @@ mod bandwidth;
 mod classifier;
 mod config;
 mod controller;
+mod frame_rtt;
 mod knob;
 pub mod ledger;
 #[cfg(feature = "quinn")]
@@ -148,6 +149,7 @@ pub use bandwidth::Bandwidth;
 pub use classifier::{Classification, LossClassifier, SignalStats};
 pub use config::{ConfigError, SignalConfig};
 pub use controller::PortController;
+pub use frame_rtt::FrameRtt;
 pub use knob::{Knob, KnobKind, KnobType, KnobValue, Range};
 #[cfg(feature = "quinn")]
 pub use observe::{Observed, Observer};
