@@ -61,7 +61,8 @@
 //!   frame newly acknowledged, and growth (section 4.1.2.1) is applied per frame with quinn's
 //!   bytes in flight after it, which is TCP's `BytesInFlight()` after processing the ACK.
 //! - **RTTs.** LastRTT is `now - sent` of the frame's largest acknowledged packet; MinRTT the
-//!   smallest such sample; ERTT RFC 6298's smoothed RTT (the estimator the paper cites) of the
+//!   smallest such sample (both taken once per frame, [`cc_core::FrameRtt`], as the same values
+//!   one sample per packet gives); ERTT RFC 6298's smoothed RTT (the estimator the paper cites) of the
 //!   frames' LastRTT samples, as it was before the frame. Both therefore include the peer's
 //!   ACK delay, as TCP's do; the stack's own smoothed RTT subtracts it (RFC 9002 section 5.3)
 //!   and would make LastRTT read high against it.

@@ -2,8 +2,8 @@
 
 use crate::PetraConfig;
 use cc_core::{
-    AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
-    RecoveryEpoch, RttRounds, TimeoutReading, WestwoodEstimator, Window,
+    AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, FrameRtt, LossSignal,
+    RecoveryEpoch, RttRounds, TimeoutReading, WestwoodEstimator, Window, saturating_ns,
 };
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -18,14 +18,20 @@ pub struct Petra {
     /// The Westwood estimator: EBW samples and their smoothed value SEBW (eqs. 4.3-4.4).
     ebw: WestwoodEstimator,
     /// RTT samples (`now - sent` per acknowledged packet): MinRTT (eq. 4.5) and LastRTT
-    /// (sections 4.2.3 and 4.3.3).
+    /// (sections 4.2.3 and 4.3.3). Fed through `frame_rtt`, so current once that is flushed.
     rtt: RttRounds,
+    /// The open ACK frame's send times: its samples reach `rtt` at the frame's end or at a loss
+    /// inside it, one clock subtraction per frame, with the MinRTT and LastRTT per-packet
+    /// samples would give.
+    frame_rtt: FrameRtt,
     /// The paper's ERTT, "the estimated round trip time calculated by the rtt-estimator in
     /// (Paxson et al., 2011)": RFC 6298's SRTT (gain 1/8), fed one sample per ACK frame, the
     /// frame's LastRTT, so that LastRTT and ERTT measure the same thing (both include the
     /// peer's ACK delay, as TCP's do). Updated at the end of each frame, so a loss inside a
-    /// frame compares the frame's LastRTT with the SRTT before it.
-    ertt: Option<Duration>,
+    /// frame compares the frame's LastRTT with the SRTT before it. In nanoseconds: RFC 6298's
+    /// `(7 SRTT + R') / 8` in integers floors as `Duration`'s arithmetic does, so the values
+    /// are the same, without its overflow checks and normalisation once per frame.
+    ertt_ns: Option<u64>,
     /// The paper's `BytesInFlight()`: the stack's bytes in flight at the end of the latest ACK
     /// frame, plus the bytes sent since, less the bytes acknowledged or declared lost since.
     in_flight: u64,
@@ -110,7 +116,8 @@ impl Petra {
             window,
             ebw,
             rtt: RttRounds::default(),
-            ertt: None,
+            frame_rtt: FrameRtt::default(),
+            ertt_ns: None,
             in_flight: 0,
             frame_acked: 0,
             frame_growth: 0,
@@ -126,19 +133,20 @@ impl Petra {
         self.ebw.estimate()
     }
 
-    /// The smallest RTT sample so far (the paper's MinRTT).
+    /// The smallest RTT sample so far (the paper's MinRTT), as of the last ACK frame's end or
+    /// loss.
     pub fn min_rtt(&self) -> Option<Duration> {
         self.rtt.base()
     }
 
-    /// The latest RTT sample (the paper's LastRTT).
+    /// The latest RTT sample (the paper's LastRTT), as of the last ACK frame's end or loss.
     pub fn last_rtt(&self) -> Option<Duration> {
         self.rtt.latest()
     }
 
     /// The paper's ERTT: RFC 6298's SRTT of the LastRTT samples up to the previous ACK frame.
     pub fn ertt(&self) -> Option<Duration> {
-        self.ertt
+        self.ertt_ns.map(Duration::from_nanos)
     }
 
     /// The paper's `BytesInFlight()` as this controller sees it.
@@ -166,7 +174,7 @@ impl Petra {
     /// Whether the latest RTT sample shows no queue building: `LastRTT < ERTT`. Without both
     /// values, `false` (congestion is assumed, the conservative reading).
     fn rtt_below_estimate(&self) -> bool {
-        matches!((self.rtt.latest(), self.ertt), (Some(last), Some(ertt)) if last < ertt)
+        matches!((self.rtt.latest(), self.ertt_ns), (Some(last), Some(ertt)) if saturating_ns(last) < ertt)
     }
 
     /// Applies section 4.1.2.1 to `bytes` newly acknowledged by one ACK frame, with quinn's
@@ -240,6 +248,8 @@ impl Petra {
     /// (one reduction per round trip). The bandwidth estimate is read first and reset afterwards
     /// (section 4.1.1).
     pub fn react_detected(&mut self, signal: LossSignal, detected: LossSignal) -> PetraDecision {
+        // A loss inside an ACK frame reads the frame's samples so far, as per packet.
+        self.frame_rtt.flush(&mut self.rtt);
         let flight = self.in_flight;
         let bdp = self.estimated_bdp();
         self.ssthresh_from_estimate();
@@ -333,7 +343,7 @@ impl Petra {
             bdp_bytes = bdp,
             min_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
             last_rtt_us = self.rtt.latest().map(|d| d.as_micros() as u64),
-            ertt_us = self.ertt.map(|d| d.as_micros() as u64),
+            ertt_us = self.ertt_ns.map(|ns| ns / 1_000),
             "window decision"
         );
     }
@@ -349,7 +359,7 @@ impl CongestionAlgorithm for Petra {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
-        self.rtt.on_sample(ack.latest_rtt());
+        self.frame_rtt.on_ack(ack.now, ack.sent, &mut self.rtt);
         self.in_flight = self.in_flight.saturating_sub(ack.bytes);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
         // NewReno: no growth while application-limited or for packets sent before recovery.
@@ -360,9 +370,14 @@ impl CongestionAlgorithm for Petra {
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
         self.in_flight = end.in_flight;
+        self.frame_rtt.flush(&mut self.rtt);
         if let Some(last) = self.rtt.latest() {
             // RFC 6298 section 2: SRTT = R on the first sample, then (1 - 1/8) SRTT + 1/8 R'.
-            self.ertt = Some(self.ertt.map_or(last, |srtt| (srtt * 7 + last) / 8));
+            let last = saturating_ns(last);
+            self.ertt_ns = Some(self.ertt_ns.map_or(last, |srtt| {
+                // At most the larger of the two, so it fits in u64 again.
+                ((u128::from(srtt) * 7 + u128::from(last)) / 8) as u64
+            }));
         }
         let acked = std::mem::take(&mut self.frame_acked);
         let growth = std::mem::take(&mut self.frame_growth);

@@ -54,7 +54,10 @@
 //! - **Rounds** are counted by packet number: a round ends when a packet sent after it began is
 //!   acknowledged (Linux `tcp_vegas.c`'s `beg_snd_nxt`). RTT samples are `now - sent` of every
 //!   acknowledged packet, and the round's RTT is their minimum (as Linux takes it, which filters
-//!   out ACK-delay noise).
+//!   out ACK-delay noise). They are taken once per ACK frame ([`cc_core::FrameRtt`]: a frame's
+//!   smallest and last sample), which leaves the base RTT, the round's minimum and Westwood+'s
+//!   latest sample as one sample per packet would, zero samples aside (a packet acknowledged
+//!   at its send time, which no path produces, no longer counts as Westwood+'s latest RTT).
 //! - **Losses** come from [`cc_core::LossClassifier`] (docs/DESIGN.md section 3). Only persistent
 //!   congestion (RFC 9002 section 7.6) is the paper's "time out is expired"; a time-threshold
 //!   loss after one or two later packets is a loss like a fast retransmit, because quinn keeps

@@ -2,7 +2,7 @@
 
 use crate::UbConfig;
 use cc_core::{
-    AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, LossSignal,
+    AckRoundEnd, AckSample, Bandwidth, CongestionAlgorithm, CongestionEvent, FrameRtt, LossSignal,
     RecoveryEpoch, RoundCounter, RttRounds, TimeoutReading, VegasBacklog, WestwoodEstimator,
     WestwoodPlusEstimator, Window,
 };
@@ -18,8 +18,14 @@ pub struct Ub {
     window: Window,
     /// TCP Westwood's bandwidth estimate (BWE).
     bwe: Bwe,
-    /// Base RTT (minimum of all samples) and each round's RTT (its minimum sample).
+    /// Base RTT (minimum of all samples) and each round's RTT (its minimum sample). Fed
+    /// through `frame_rtt`, so current once that is flushed.
     rtt: RttRounds,
+    /// The open ACK frame's send times: its samples reach `rtt` at the frame's end or at a
+    /// loss inside it, one clock subtraction per frame, with the base, latest and round
+    /// minimum that per-packet samples would give (the round's mean, which differs, is not
+    /// read here).
+    frame_rtt: FrameRtt,
     /// Round trips, by packet number.
     rounds: RoundCounter,
     /// Slow start or congestion avoidance.
@@ -189,6 +195,7 @@ impl Ub {
             window,
             bwe,
             rtt: RttRounds::default(),
+            frame_rtt: FrameRtt::default(),
             rounds: RoundCounter::default(),
             phase: UbPhase::SlowStart,
             grow_this_round: true,
@@ -209,7 +216,7 @@ impl Ub {
         self.bwe.estimate()
     }
 
-    /// The base RTT (the minimum of all RTT samples).
+    /// The base RTT (the minimum of all RTT samples), as of the last ACK frame's end or loss.
     pub fn base_rtt(&self) -> Option<Duration> {
         self.rtt.base()
     }
@@ -242,6 +249,7 @@ impl Ub {
     /// Ends a round: slow-start check or the congestion-avoidance decision on the round's
     /// backlog. `app_limited`: the sender was application-limited (no increase then).
     pub fn on_round_end(&mut self, app_limited: bool) -> UbDecision {
+        self.frame_rtt.flush(&mut self.rtt);
         let decision = self.decide_round(app_limited);
         // The next round's RTT samples come from packets sent under the window as it is now.
         self.round_start_cwnd = self.window.cwnd();
@@ -328,6 +336,8 @@ impl Ub {
     /// Pure with respect to recovery: callers decide whether the event reduces the window at all
     /// (one reduction per round trip).
     pub fn react(&mut self, signal: LossSignal) -> UbDecision {
+        // A loss inside an ACK frame reads the frame's samples so far, as per packet.
+        self.frame_rtt.flush(&mut self.rtt);
         let cwnd = self.window.cwnd();
         // Without an estimate (a loss before the first two ACK frames), NewReno's halving.
         let ssthresh = self.westwood_ssthresh().unwrap_or(cwnd / 2);
@@ -392,9 +402,7 @@ impl CongestionAlgorithm for Ub {
     }
 
     fn on_ack(&mut self, ack: &AckSample) {
-        let rtt = ack.latest_rtt();
-        self.rtt.on_sample(rtt);
-        self.bwe.on_rtt_sample(rtt);
+        self.frame_rtt.on_ack(ack.now, ack.sent, &mut self.rtt);
         self.in_recovery = self.recovery.contains(ack.sent);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);
         if self.phase != UbPhase::SlowStart
@@ -412,6 +420,12 @@ impl CongestionAlgorithm for Ub {
     }
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
+        self.frame_rtt.flush(&mut self.rtt);
+        if let Some(latest) = self.rtt.latest() {
+            // Westwood+'s counting interval: the latest sample, read once per frame as its
+            // `on_ack` below reads it.
+            self.bwe.on_rtt_sample(latest);
+        }
         let acked = std::mem::take(&mut self.frame_acked);
         if acked > 0 {
             // Westwood's BWE: the bytes of each ACK (here: ACK frame).

@@ -481,6 +481,7 @@ fn a_timeout_restarts_the_base_rtt_and_a_loss_does_not() {
     // Scenario::new primes the base RTT at 100 ms.
     let mut s = Scenario::new(20, 1800);
     assert_eq!(s.ub.base_rtt(), Some(ms(100)));
+    // One ACK frame of one packet: the RTT tracker reads a frame's samples at its end.
     let sample = |s: &mut Scenario, rtt: Duration| {
         s.ub.on_ack(&AckSample {
             now: s.now,
@@ -488,6 +489,12 @@ fn a_timeout_restarts_the_base_rtt_and_a_loss_does_not() {
             bytes: SEG,
             app_limited: false,
             rtt: RttSnapshot::uniform(rtt),
+        });
+        s.ub.on_end_acks(&AckRoundEnd {
+            now: s.now,
+            in_flight: 0,
+            app_limited: false,
+            largest_acked: None,
         });
     };
     // An ordinary loss keeps the minimum: a longer sample does not raise it.
