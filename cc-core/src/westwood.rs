@@ -89,8 +89,8 @@ impl WestwoodEstimator {
         self.estimate = Some(match self.estimate {
             None => sample,
             Some(previous) => {
-                let blended = (1.0 - self.gain) * sample.bits_per_second() as f64
-                    + self.gain * previous.bits_per_second() as f64;
+                let blended = (1.0 - self.gain) * sample.bits_per_second_f64()
+                    + self.gain * previous.bits_per_second_f64();
                 // Rounded to the nearest bit/s, saturating at u64::MAX.
                 Bandwidth::from_bits_per_second_rounded(blended)
             }
