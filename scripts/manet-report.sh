@@ -137,12 +137,19 @@ From the tables above and the ablation; each names the mechanism, where, and why
   every controller saturates, no window beats Cubic's goodput; the bound keeps less queue for
   the same goodput, within 1%, and a mean under 1.00 counts as a miss. netsim's one-hop chain on
   noq loses more: mechanism 1f's cap moves the window between two and four datagrams there (a
-  traced run, seed 1), one datagram per round, a quarter to a half of it.
+  traced run, seed 1), one datagram per round, a quarter to a half of it. Reading the cap's
+  delivery rate from the round's smallest RTT instead of its mean (closer to BBR's max-filtered
+  bandwidth) lifts that run set from 1.433 to 1.466 Mb/s (Cubic 1.498; 10 seeds, development
+  runs) but costs 5-9% on ns-3's chains of 2-8 hops on both stacks (5 seeds), where the mean's
+  spread is the contention the cap bounds; not kept.
 - **T1 on the demo:** 1f costs it about 2% (its ablation column), with or without the demo's
   bit errors (the same sweeps with `--ber 0`: 0.98x either way). The likely reading, not
   isolated: after a route change lengthens the path, the base RTT of the shorter route makes the
   cap read the longer route's RTT as the flow's own delay until the next probe or the base's
-  10 s refresh.
+  10 s refresh. With 30 seeds (development runs, quinn): 0.971x [0.958, 0.985]; without 1f
+  0.989x, without the backlog bound 0.982x, without both and without the N-1 compensation
+  0.994x [0.982, 1.007]; no other mechanism switched off alone moves it by more than 1%. The
+  bound's smaller queue (p95 RTT 99 ms against Cubic's 150) is what the 2-3% buys.
 - **T1 and T2 beside Cubic (coexist-wireless, coexist-manet):** the backlog bound yields share
   to a buffer-filling flow (on coexist-wireless 1.10x without it, an interval that includes 1),
   and Copa's switch, which lifts the bound, wins little of it back there (0.98x without it): it
@@ -162,7 +169,14 @@ From the tables above and the ablation; each names the mechanism, where, and why
   Veno's cut keep the window through random losses (without the floor, 0.84-0.89x on rows 3-4),
   so it carries more in flight than a Cubic that the losses hold at a third of its throughput.
 - **Delay jitter of 20 ms (no target):** the round's minimum sits above the base RTT, so the
-  drain probe reads jitter as a competitor's queue and the mode switch cycles.
+  drain probe reads jitter as a competitor's queue and the mode switch cycles. And netsim's
+  jitter keeps datagrams in order, so a datagram waits behind an earlier one that drew a longer
+  delay: the mean RTT grows with the sending rate, and the spread a drained window measures
+  (mechanism 1e's allowance) is less than the full window adds. Traced on noq's clean row,
+  seed 5: an allowance of 12-14 ms holds the window at 15-20 datagrams against a BDP of about
+  60, 2.35 Mb/s. Measuring the spread from the base RTT instead of the round's minimum removes
+  that collapse (noq's clean row 1.33x the build above; development runs) but costs quinn's two
+  20 ms rows 4% and 10% and PETRA's rows 1-2%; not kept.
 - **The slow long path (1 Mb/s, 150 ms one way; no target):** 0.95-0.98x Cubic. The flow keeps
   Vegas' few packets queued, so no sample reaches the base RTT and mechanism 5b re-measures it
   every 10 s; at a 300 ms RTT each re-measurement costs about two rounds at half the window
