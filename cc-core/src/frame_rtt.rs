@@ -75,53 +75,6 @@ impl FrameRtt {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::time::Duration;
-
-    /// Drives a per-packet tracker and a per-frame one with the same pseudo-random
-    /// acknowledgements (any order of send times, zero and backwards samples, frames of 1-9
-    /// packets, reads in between) and compares base and latest at every read.
-    #[test]
-    fn base_and_latest_match_one_sample_per_packet() {
-        let t0 = Instant::now();
-        let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-        let mut next = move |n: u64| {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x % n
-        };
-        for _ in 0..200 {
-            let mut per_packet = RttRounds::default();
-            let mut per_frame = RttRounds::default();
-            let mut frames = FrameRtt::default();
-            let mut clock = 1_000_000u64;
-            for _ in 0..200 {
-                clock += next(50_000);
-                let now = t0 + Duration::from_micros(clock);
-                for _ in 0..=next(9) {
-                    // Up to 0.3 s old, sometimes exactly now or (a clock that ran backwards)
-                    // later.
-                    let sent = match next(20) {
-                        0 => now,
-                        1 => now + Duration::from_micros(next(100)),
-                        _ => now - Duration::from_micros(next(300_000)),
-                    };
-                    per_packet.on_sample(now.saturating_duration_since(sent));
-                    frames.on_ack(now, sent, &mut per_frame);
-                }
-                if next(4) == 0 {
-                    continue; // a frame left open: the next one flushes it
-                }
-                frames.flush(&mut per_frame);
-                assert_eq!(per_frame.base(), per_packet.base());
-                assert_eq!(per_frame.latest(), per_packet.latest());
-                if next(10) == 0 {
-                    per_packet.reset_base();
-                    per_frame.reset_base();
-                }
-            }
-        }
-    }
 
     #[test]
     fn an_empty_frame_hands_over_nothing() {

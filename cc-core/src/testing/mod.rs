@@ -8,11 +8,13 @@
 //!   detection in real connections, and against noq's ([`NoqLossRecord`], feature `noq`).
 //! - [`capture_events`]: the formatted `tracing` output of a closure, for tests of what a
 //!   controller logs.
+//! - [`RandomFrames`]: seeded pseudo-random ACK frames for the tests of per-frame RTT sampling.
 //! - [`WatchFactory`]: wraps a controller factory and records what its controllers did in a
 //!   real connection (end-to-end tests).
 
 mod capture;
 mod driver;
+mod frames;
 mod ground_truth;
 #[cfg(feature = "noq")]
 mod noq_record;
@@ -21,6 +23,7 @@ mod watch;
 
 pub use capture::capture_events;
 pub use driver::{DrivenEvent, Driver};
+pub use frames::{RandomAck, RandomFrame, RandomFrames};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 #[cfg(feature = "noq")]
 pub use noq_record::NoqLossRecord;
