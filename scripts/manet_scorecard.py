@@ -7,7 +7,10 @@ usage: scripts/manet_scorecard.py DIR [DIR ...]
   `fixed-N` directories (a sweep of `fixed` with `--set fixed.packets=N`) given with
   --fixed DIR add the best fixed window per point. With --pooled, a last line pools every
   point and seed of the DIRs: manet over the best baseline at each point (issue 34's pooled
-  target over the papers' ns-3 presets).
+  target over the papers' ns-3 presets), after a table of the same pooled per DIR (where the
+  pool's figure comes from) and one of every controller pooled against each baseline and
+  against the best of the other baselines at each point (what choosing the best of several noisy
+  baselines costs any controller there).
 
 Per point it prints, as the harness's tables do, paired ratios: the geometric mean over seeds
 of manet's goodput over another controller's on the same seed, with a 95% interval (Student's t
@@ -28,6 +31,35 @@ T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.
        2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
        2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 BASELINES = {"newreno", "cubic", "bbr", "bbr3"}
+
+
+def print_cross_pool(points):
+    """Every controller pooled over every point and seed against each baseline, and against
+    the best of the other baselines at each point (by mean goodput, as x best chooses)."""
+    names = sorted({c for ctrls in points for c in ctrls}, key=lambda c: (c in BASELINES, c))
+    baselines = [c for c in names if c in BASELINES]
+    print("\nEach controller pooled over the points and seeds where it ran (`manet` and the baselines: all"
+          " of them; a port: its own paper's presets), over each baseline and over the best of the other"
+          " baselines at each point:")
+    print("\n| controller | " + " | ".join(f"over {b}" for b in baselines) + " | over the best of the other baselines |")
+    print("|---|" + "---|" * (len(baselines) + 1))
+    for name in names:
+        cells = []
+        for ref in baselines + [None]:
+            pairs = []
+            for ctrls in points:
+                mine = ctrls.get(name)
+                if ref is None:
+                    others = [b for b in baselines if b != name and b in ctrls]
+                    ref_here = max(others, key=lambda b: statistics.mean(x["goodput"] for x in ctrls[b].values()), default=None)
+                else:
+                    ref_here = ref if ref != name else None
+                if not mine or ref_here not in ctrls:
+                    continue
+                other = ctrls[ref_here]
+                pairs += [(mine[s]["goodput"], other[s]["goodput"]) for s in mine if s in other]
+            cells.append(cell(paired(pairs)) if pairs else "-")
+        print(f"| {name} | " + " | ".join(cells) + " |")
 
 
 def t95(df):
@@ -102,6 +134,8 @@ def main(argv):
             key = (run["point"], run["seed"])
             fixed[key[0]][key[1]] = max(fixed[key[0]].get(key[1], 0.0), own(run)["goodput"])
     met = missed = 0
+    pooled_by_dir = defaultdict(list)
+    pooled_points = []  # every point's controller -> seed -> metrics, with --pooled
     print("| experiment | point | x default (Cubic) | x best (which) | p95 RTT ms manet / Cubic | beside its competitor | targets |")
     print("|---|---|---|---|---|---|---|")
     for d in dirs:
@@ -118,7 +152,10 @@ def main(argv):
             best = max((c for c in ctrls if c in BASELINES), key=mean_goodput)
             x_default, x_best = ratio(ctrls["cubic"]), ratio(ctrls[best])
             if pooled is not None:
-                pooled += [(m[s]["goodput"], ctrls[best][s]["goodput"]) for s in m if s in ctrls[best]]
+                pairs = [(m[s]["goodput"], ctrls[best][s]["goodput"]) for s in m if s in ctrls[best]]
+                pooled += pairs
+                pooled_by_dir[d] += pairs
+                pooled_points.append(ctrls)
             p95 = lambda c: [x["p95"] for x in ctrls[c].values() if x["p95"] is not None]
             rtt_m, rtt_c = p95("manet"), p95("cubic")
             rtt_m = statistics.mean(rtt_m) if rtt_m else None
@@ -160,6 +197,12 @@ def main(argv):
             print(f"| {name} | {point} | {cell(x_default)} | {cell(x_best)} ({best}) | {rtt} | {beside} | {', '.join(verdicts)} |")
     print(f"\n{met} targets met, {missed} missed")
     if pooled is not None:
+        print("\n| experiment | pairs | pooled over its points: manet over the best baseline |")
+        print("|---|---|---|")
+        for d, pairs in pooled_by_dir.items():
+            name = "/".join(d.rstrip("/").split("/")[-2:])
+            print(f"| {name} | {len(pairs)} | {cell(paired(pairs))} |")
+        print_cross_pool(pooled_points)
         print(f"\nPooled over every point and seed above ({len(pooled)} pairs): manet over the best "
               f"baseline at its point {cell(paired(pooled))}")
     return 0
