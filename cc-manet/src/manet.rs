@@ -43,6 +43,12 @@ fn rounds_u32(rounds: u64) -> u32 {
     u32::try_from(rounds).unwrap_or(u32::MAX)
 }
 
+/// The wait before the first drain probe, and again after the probes' backoff resets: the
+/// configured rounds of standing queue (`competitive_rounds`).
+fn first_probe_interval(config: &ManetConfig) -> u32 {
+    rounds_u32(config.competitive_rounds())
+}
+
 /// Mechanism 1f's cap, bytes: twice the bandwidth-delay product of a round that carried `cwnd`
 /// bytes in `round_rtt` over a path of `base` RTT (BBR's `cwnd_gain` of 2 over
 /// `BtlBw x RTprop`, Cardwell et al., ACM Queue 2016, with the round's delivery rate
@@ -218,7 +224,7 @@ impl Manet {
     pub fn new(config: impl Into<Arc<ManetConfig>>, mtu: u16) -> Self {
         let config = config.into();
         let window = Window::new(config.initial_window_packets(), mtu);
-        let probe_interval = rounds_u32(config.competitive_rounds());
+        let probe_interval = first_probe_interval(&config);
         Self {
             round_start_cwnd: window.cwnd(),
             sent_cwnd: window.cwnd(),
@@ -555,7 +561,7 @@ impl Manet {
         }
         if delay >= Duration::from_nanos(probe.start_delay_ns).mul_f64(DRAIN_KEEPS) {
             self.mode = ManetMode::Competitive;
-            self.probe_interval = rounds_u32(c.competitive_rounds());
+            self.probe_interval = first_probe_interval(&c);
             self.may_grow = true;
             self.delay_owned = false;
             return ManetDecision::EnterCompetitive;
@@ -591,7 +597,7 @@ impl Manet {
         self.mode = ManetMode::Delay;
         self.delay_owned = false;
         self.queued_rounds = 0;
-        self.probe_interval = rounds_u32(self.config.competitive_rounds());
+        self.probe_interval = first_probe_interval(&self.config);
     }
 
     fn enter_avoidance(&mut self) {
@@ -613,7 +619,7 @@ impl Manet {
             self.delay_owned = false;
             self.queued_rounds = 0;
             self.probe = None;
-            self.probe_interval = rounds_u32(self.config.competitive_rounds());
+            self.probe_interval = first_probe_interval(&self.config);
             self.may_grow = true;
             if self.config.reset_base_on_timeout() {
                 self.forget_base();
