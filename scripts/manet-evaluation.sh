@@ -3,7 +3,9 @@
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (python3, standard
-# library); about 6 minutes on 2 cores, and about 25 more for the papers' ns-3 presets.
+# library); about 6 minutes on 2 cores, about 17 more for ns-3's chains under 802.11a and
+# 802.11g (their higher rates carry many more datagrams), and about 25 more for the papers' ns-3
+# presets.
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
@@ -42,6 +44,14 @@ for stack in quinn noq; do
     sweep "$stack/ns3-chain-$routing" --preset ns3-chain --ns3 "routing=$routing" \
       --ns3 start=40s --stack "$stack" --controllers "$b" --seeds 5
   done
+  # Beyond the targets' presets: ns-3's chains under other 802.11 standards and rates
+  # (STANDARD:MB/S), and at hop counts the preset does not have.
+  for wifi in 802.11a:12 802.11g:54; do
+    sweep "$stack/ns3-chain-${wifi%%:*}" --preset ns3-chain --ns3 "wifi.standard=${wifi%%:*}" \
+      --ns3 "wifi.data_rate_mbps=${wifi#*:}" --stack "$stack" --controllers "$b" --seeds 5
+  done
+  sweep "$stack/ns3-chain-hops" --scenario scripts/manet-hops.toml --stack "$stack" \
+    --controllers "$b"
 done
 # An ns-3 grid under AODV and OLSR, and the best fixed window on DSDV's chains (quinn).
 sweep "quinn/grid" --scenario scripts/manet-grid.toml --controllers "$baselines_quinn"
@@ -83,6 +93,13 @@ sweep "ablation/quinn_full_window/ns3-chain" --preset ns3-chain --controllers ma
   --quinn-full-window=false --seeds 5
 sweep "ablation/quinn_full_window/jitter" --scenario scripts/manet-jitter.toml \
   --controllers manet --quinn-full-window=false
+# Mechanism 1f (the in-flight cap) off on ns-3's chains under 802.11a and 802.11g: at 12 Mb/s
+# one hop is the one point of those chains where the composite trails Cubic.
+for wifi in 802.11a:12 802.11g:54; do
+  sweep "ablation/bdp_cap/ns3-chain-${wifi%%:*}" --preset ns3-chain \
+    --ns3 "wifi.standard=${wifi%%:*}" --ns3 "wifi.data_rate_mbps=${wifi#*:}" --controllers manet \
+    --set manet.bdp_cap=false --seeds 5
+done
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
 # (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's
