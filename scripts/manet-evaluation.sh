@@ -59,6 +59,7 @@ for stack in quinn noq; do
   done
   sweep "$stack/ns3-chain-hops" --scenario scripts/manet-hops.toml --stack "$stack" \
     --controllers "$b"
+  sweep "$stack/one-hop" --scenario scripts/manet-one-hop.toml --stack "$stack" --controllers "$b"
 done
 # An ns-3 grid under AODV and OLSR, and the best fixed window on DSDV's chains (quinn).
 sweep "quinn/grid" --scenario scripts/manet-grid.toml --controllers "$baselines_quinn"
@@ -100,8 +101,10 @@ sweep "ablation/quinn_full_window/ns3-chain" --preset ns3-chain --controllers ma
   --quinn-full-window=false --seeds 5
 sweep "ablation/quinn_full_window/jitter" --scenario scripts/manet-jitter.toml \
   --controllers manet --quinn-full-window=false
-# Mechanism 1f (the in-flight cap) off on ns-3's chains under 802.11a and 802.11g: at 12 Mb/s
-# one hop is the one point of those chains where the composite trails Cubic.
+# Mechanism 1f (the in-flight cap) off on ns-3's chains under 802.11a and 802.11g and on one
+# 802.11a hop: where the composite trails Cubic on one hop, and what the cap does on the chains.
+sweep "ablation/bdp_cap/one-hop" --scenario scripts/manet-one-hop.toml --controllers manet \
+  --set manet.bdp_cap=false
 for wifi in 802.11a:12 802.11g:54; do
   sweep "ablation/bdp_cap/ns3-chain-${wifi%%:*}" --preset ns3-chain \
     --ns3 "wifi.standard=${wifi%%:*}" --ns3 "wifi.data_rate_mbps=${wifi#*:}" --controllers manet \
