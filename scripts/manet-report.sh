@@ -222,12 +222,13 @@ From the tables above and the ablation; each names the mechanism, where, and why
   errors), where every chain of 2 hops or more in those tables leads Cubic by 1.02-3.22x.
   Mechanism 1f: without it 1.04-1.11x the composite on those hops, but 0.91x, 0.81x and 0.82x at
   2, 4 and 8 hops of 802.11a (the ablation rows). At 12 Mb/s the link's bandwidth-delay product
-  is about two datagrams (a 3 ms base RTT at about 8.4 Mb/s), and the stacks see each delivery
-  at the next 1 ms step (netsim-ns3's README, "Time, and the timing error"), about a datagram's
-  airtime at this rate: a fixed window fills the link only at 6 datagrams (development runs,
-  quinn, seed 1: 4 datagrams 7.49 Mb/s, 5 7.53, 6 8.40, 8 8.45; Cubic 8.45), and 1f's cap of
-  twice the round's bandwidth-delay product plus one datagram holds about 5 (a traced run, seed
-  1: 7.91 Mb/s). Arming the cap only after a first loss in delay mode, so that a link that never
+  by its base RTT is about two datagrams (3 ms at about 8.4 Mb/s), yet a fixed window fills it
+  only at 6 (development runs, quinn, seed 1: 4 datagrams 7.49 Mb/s, 5 7.53, 6 8.40, 8 8.45;
+  Cubic 8.45), and 1f's cap of twice the round's bandwidth-delay product plus one datagram holds
+  about 5 (a traced run, seed 1: 7.91 Mb/s). The shortfall depends on when the stacks see each
+  delivery: with the backend's lock-step at 2 ms instead of 1 (`--ns3 step=2ms`, up to 2 ms
+  added to each delivery; netsim-ns3's README, "Time, and the timing error") the composite
+  reaches 0.99x Cubic there (seeds 1-2, development runs). Arming the cap only after a first loss in delay mode, so that a link that never
   drops a datagram keeps Vegas' bound alone, lifts one hop to 0.99-1.00x the best baseline at 6,
   18, 24 and 36 Mb/s and netsim's one-hop chain on noq from 0.96x to 0.99x, but costs ns-3's
   802.11b chains 19%, 5% and 6% at 2, 4 and 8 hops, and the 2-hop chains of 802.11a and 802.11g
