@@ -75,7 +75,10 @@ cc_core::port_config! {
             /// what is in flight, so on quinn it needs `quinn_full_window` (on by default for
             /// this controller): with quinn 0.11's one datagram less, a cap of two datagrams
             /// carries one, which the receiver acknowledges only after its ACK delay, and the
-            /// inflated RTT shrinks the cap again.
+            /// inflated RTT shrinks the cap again. Its cost: on one 802.11a hop at 6-18 Mb/s,
+            /// whose link needs a datagram more in flight than the cap allows, the composite
+            /// trails Cubic by 4-10% (1.04-1.11x without the cap there, against 0.81-0.91x at
+            /// 2-8 hops; docs/results/manet.md).
             bdp_cap: bool = true, Range::Any;
             /// Mechanism 1e, the jitter allowance: a drain probe (mechanism 4) also compares the
             /// round's RTT spread (mean minus minimum) before and at the drained window. A spread
