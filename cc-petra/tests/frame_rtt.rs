@@ -5,7 +5,7 @@
 //! compares MinRTT, LastRTT and ERTT at the end of every frame.
 
 use cc_core::testing::RandomFrames;
-use cc_core::{CongestionAlgorithm, CongestionEvent, RttRounds};
+use cc_core::{CongestionAlgorithm, RttRounds};
 use cc_petra::{Petra, PetraConfig};
 use std::time::Duration;
 
@@ -19,17 +19,9 @@ fn rtt_readings_match_one_sample_per_packet() {
         for index in 0..300 {
             let frame = frames.next_frame();
             petra.on_sent(frame.now, 4 * 1200, 0);
-            for ack in &frame.acks {
-                let sample = frame.sample(ack);
-                petra.on_ack(&sample);
-                reference.on_sample(sample.latest_rtt());
-                if let Some(signal) = ack.loss_after {
-                    // A loss inside the frame: it reads the frame's samples so far.
-                    petra.on_congestion(&CongestionEvent::determined(
-                        frame.now, ack.sent, 1200, signal,
-                    ));
-                }
-            }
+            // A loss inside the frame reads the frame's samples so far; PETRA keeps MinRTT
+            // through a timeout.
+            frame.feed(&mut petra, &mut reference, false);
             let in_flight = 1200 * (1 + frames.below(20));
             petra.on_end_acks(&frame.end(in_flight, None));
             if let Some(last) = reference.latest() {

@@ -4,7 +4,7 @@
 //! per-packet reference and compares the base RTT at the end of every frame.
 
 use cc_core::testing::RandomFrames;
-use cc_core::{CongestionAlgorithm, CongestionEvent, RttRounds};
+use cc_core::{CongestionAlgorithm, RttRounds};
 use cc_ub::{Ub, UbConfig};
 
 #[test]
@@ -18,21 +18,9 @@ fn base_rtt_matches_one_sample_per_packet() {
             let frame = frames.next_frame();
             pn += 1 + frames.below(4);
             ub.on_sent(frame.now, 4 * 1200, pn);
-            for ack in &frame.acks {
-                let sample = frame.sample(ack);
-                ub.on_ack(&sample);
-                reference.on_sample(sample.latest_rtt());
-                if let Some(signal) = ack.loss_after {
-                    ub.on_congestion(&CongestionEvent::determined(
-                        frame.now, ack.sent, 1200, signal,
-                    ));
-                    if signal.is_timeout() {
-                        // Persistent congestion always reacts and forgets the base RTT, after
-                        // the frame's samples so far.
-                        reference.reset_base();
-                    }
-                }
-            }
+            // Persistent congestion always reacts and forgets the base RTT, after the frame's
+            // samples so far.
+            frame.feed(&mut ub, &mut reference, true);
             let in_flight = 1200 * (1 + frames.below(20));
             ub.on_end_acks(&frame.end(in_flight, Some(pn.saturating_sub(frames.below(3)))));
             assert_eq!(

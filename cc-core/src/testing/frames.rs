@@ -1,7 +1,10 @@
 //! Pseudo-random ACK frames for the property tests of per-frame RTT sampling
 //! ([`crate::FrameRtt`] and the controllers that use it).
 
-use crate::{AckRoundEnd, AckSample, LossSignal, RttSnapshot};
+use crate::{
+    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RttRounds,
+    RttSnapshot,
+};
 use std::time::{Duration, Instant};
 
 /// A seeded stream of ACK frames: each arrives 1 us to 40 ms after the last and acknowledges
@@ -45,6 +48,32 @@ impl RandomFrame {
             bytes: 1200,
             app_limited: false,
             rtt: RttSnapshot::uniform(Duration::from_millis(100)),
+        }
+    }
+
+    /// Gives the frame's acknowledgements to `algorithm` in order, each loss inside the frame as
+    /// a congestion event right after the acknowledgement it follows, and each RTT sample to
+    /// `reference`, the per-packet reading the algorithm must match. With
+    /// `forget_base_on_timeout` the reference forgets its base RTT at persistent congestion, after
+    /// the frame's samples so far, as an algorithm that resets its base there does.
+    pub fn feed<A: CongestionAlgorithm>(
+        &self,
+        algorithm: &mut A,
+        reference: &mut RttRounds,
+        forget_base_on_timeout: bool,
+    ) {
+        for ack in &self.acks {
+            let sample = self.sample(ack);
+            algorithm.on_ack(&sample);
+            reference.on_sample(sample.latest_rtt());
+            if let Some(signal) = ack.loss_after {
+                algorithm.on_congestion(&CongestionEvent::determined(
+                    self.now, ack.sent, 1200, signal,
+                ));
+                if forget_base_on_timeout && signal.is_timeout() {
+                    reference.reset_base();
+                }
+            }
         }
     }
 
