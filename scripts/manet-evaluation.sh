@@ -23,6 +23,21 @@ sweep() { # name, then harness sweep arguments
   shift
   "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"
 }
+# ns-3's chains under other 802.11 settings, beyond the targets' presets: DIR:KEY=VALUE,... under
+# [ns3]; the `--ns3` arguments of one are `chain_settings DIR`'s output, one per line.
+chain_variants=(802.11a:wifi.standard=802.11a,wifi.data_rate_mbps=12
+  802.11g:wifi.standard=802.11g,wifi.data_rate_mbps=54 11mbps:wifi.data_rate_mbps=11
+  rts-cts:wifi.rts_cts=true ber:wifi.bit_error_rate=2e-5)
+chain_settings() { # DIR
+  local variant pair pairs
+  for variant in "${chain_variants[@]}"; do
+    [ "${variant%%:*}" = "$1" ] || continue
+    IFS=, read -ra pairs <<<"${variant#*:}"
+    for pair in "${pairs[@]}"; do
+      printf '%s\n' --ns3 "$pair"
+    done
+  done
+}
 # The presets of issue 34's targets, on quinn and on noq.
 for stack in quinn noq; do
   b=$baselines_quinn
@@ -44,16 +59,10 @@ for stack in quinn noq; do
     sweep "$stack/ns3-chain-$routing" --preset ns3-chain --ns3 "routing=$routing" \
       --ns3 start=40s --stack "$stack" --controllers "$b" --seeds 5
   done
-  # Beyond the targets' presets: ns-3's chains under other 802.11 settings (DIR:KEY=VALUE,...
-  # under [ns3]), and at hop counts the preset does not have.
-  for variant in 802.11a:wifi.standard=802.11a,wifi.data_rate_mbps=12 \
-    802.11g:wifi.standard=802.11g,wifi.data_rate_mbps=54 11mbps:wifi.data_rate_mbps=11 \
-    rts-cts:wifi.rts_cts=true ber:wifi.bit_error_rate=2e-5; do
-    settings=()
-    IFS=, read -ra pairs <<<"${variant#*:}"
-    for pair in "${pairs[@]}"; do
-      settings+=(--ns3 "$pair")
-    done
+  # Beyond the targets' presets: ns-3's chains under other 802.11 settings, and at hop counts
+  # the preset does not have.
+  for variant in "${chain_variants[@]}"; do
+    mapfile -t settings < <(chain_settings "${variant%%:*}")
     sweep "$stack/ns3-chain-${variant%%:*}" --preset ns3-chain "${settings[@]}" --stack "$stack" \
       --controllers "$b" --seeds 5
   done
@@ -105,9 +114,9 @@ sweep "ablation/quinn_full_window/jitter" --scenario scripts/manet-jitter.toml \
 # 802.11a hop: where the composite trails Cubic on one hop, and what the cap does on the chains.
 sweep "ablation/bdp_cap/one-hop" --scenario scripts/manet-one-hop.toml --controllers manet \
   --set manet.bdp_cap=false
-for wifi in 802.11a:12 802.11g:54; do
-  sweep "ablation/bdp_cap/ns3-chain-${wifi%%:*}" --preset ns3-chain \
-    --ns3 "wifi.standard=${wifi%%:*}" --ns3 "wifi.data_rate_mbps=${wifi#*:}" --controllers manet \
+for dir in 802.11a 802.11g; do
+  mapfile -t settings < <(chain_settings "$dir")
+  sweep "ablation/bdp_cap/ns3-chain-$dir" --preset ns3-chain "${settings[@]}" --controllers manet \
     --set manet.bdp_cap=false --seeds 5
 done
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
