@@ -28,6 +28,7 @@ cc_core::port_config! {
     pub struct AbraConfig for Abra {
         name: "abra",
         summary: "ABRA NewReno: state save/restore around route failures (cc-abra)",
+        revision: 1,
         check: check_srtt_range,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2 allows

@@ -15,6 +15,7 @@
 //!     pub struct AimdConfig for Aimd {
 //!         name: "aimd",
 //!         summary: "NewReno growth, a configurable decrease",
+//!         revision: 1,
 //!         knobs: {
 //!             /// Window multiplier on a loss.
 //!             decrease: f64 = 0.5, Range::UnitFactor;

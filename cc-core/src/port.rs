@@ -25,6 +25,11 @@ pub trait PortConfig:
     /// One line on what the port does.
     const SUMMARY: &'static str;
 
+    /// The behaviour revision: raised whenever a decision or a default of the port changes, so
+    /// that a result made by the old behaviour is never taken for the new one (the harness
+    /// hashes it into every run id, and a golden-trajectory test fails until it is raised).
+    const REVISION: u32;
+
     /// Every knob, in declaration order.
     const KNOBS: &'static [Knob<Self>];
 
@@ -113,8 +118,11 @@ pub fn install<C: PortConfig, T: Transport>(config: C, transport: &mut T) {
 /// - `install(self, &mut TransportConfig)` ([`install`], on any stack's [`Transport`]) and
 ///   `into_factory(self)` ([`PortFactory`], every stack's factory).
 ///
+/// `revision: N,` after `summary` is the port's behaviour revision ([`PortConfig::REVISION`]):
+/// raise it in the commit that changes any decision or default of the port.
+///
 /// A port whose algorithm counts what is in flight can default `quinn_full_window` to true with
-/// an optional `quinn_full_window: true,` after `summary` (the default is false).
+/// an optional `quinn_full_window: true,` after `revision` (the default is false).
 ///
 /// Rules between knobs go in an optional `check` function, `fn(&Self) -> Result<(),
 /// ConfigError>`, which `validate` runs after the ranges. A duration knob carries
@@ -131,6 +139,7 @@ macro_rules! port_config {
         pub struct $name:ident for $algorithm:ty {
             name: $port:literal,
             summary: $summary:literal,
+            revision: $revision:literal,
             $(quinn_full_window: $full:literal,)?
             $(check: $check:path,)?
             knobs: {
@@ -151,7 +160,6 @@ macro_rules! port_config {
                     $knob: $ty,
                 )*
                 signal: $crate::SignalConfig,
-                #[serde(skip_serializing_if = "std::ops::Not::not")]
                 quinn_full_window: bool,
             }
 
@@ -274,6 +282,7 @@ macro_rules! port_config {
                 type Algorithm = $algorithm;
                 const NAME: &'static str = $port;
                 const SUMMARY: &'static str = $summary;
+                const REVISION: u32 = $revision;
                 const KNOBS: &'static [$crate::Knob<Self>] = &[
                     $(
                         $crate::Knob {

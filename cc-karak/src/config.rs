@@ -20,6 +20,7 @@ cc_core::port_config! {
     pub struct KarakConfig for Karak {
         name: "karak",
         summary: "TCP Karak: graded decrease by dup-ACKs before a timeout (cc-karak)",
+        revision: 1,
         check: check_grading,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2 allows

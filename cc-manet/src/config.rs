@@ -31,6 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
+        revision: 1,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -211,6 +212,7 @@ cc_core::port_config! {
     pub struct FixedWindowConfig for FixedWindow {
         name: "fixed",
         summary: "reference: a constant window of `packets` datagrams, whatever happens (cc-manet)",
+        revision: 1,
         knobs: {
             /// The window, datagrams (never changed by losses or ACKs; at least RFC 9002's
             /// minimum window of 2). quinn 0.11 carries one less (its send check), noq all.

@@ -16,6 +16,7 @@ cc_core::port_config! {
     pub struct PetraConfig for Petra {
         name: "petra",
         summary: "TCP PETRA: Westwood estimate in slow start, recovery and timeouts (cc-petra)",
+        revision: 1,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2; the paper's eq. 4.1 is TCP's
             /// 2-4 segments).

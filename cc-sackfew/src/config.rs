@@ -19,6 +19,7 @@ cc_core::port_config! {
     pub struct SackFewConfig for SackFew {
         name: "sackfew",
         summary: "SACK-FeW: fractional window increment (cc-sackfew)",
+        revision: 1,
         knobs: {
             /// The fractional increment alpha, packets per round trip: the window grows by
             /// `alpha / cwnd` packets per acknowledged packet (section 2.2 step 1; section 2.1

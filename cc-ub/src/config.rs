@@ -28,6 +28,7 @@ cc_core::port_config! {
     pub struct UbConfig for Ub {
         name: "ub",
         summary: "TCP-UB: Vegas backlog bands plus Westwood ssthresh (cc-ub)",
+        revision: 1,
         check: check_thresholds,
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2).
