@@ -50,21 +50,13 @@ pub struct Ns3Config {
     /// `i` to node `nodes - 1 - i` (see [`Ns3Config::pairs`]): the many-source set-ups of the
     /// papers (TCP Karak, section 4: 25 sources among 50 nodes), and `source` and `sink` are
     /// not used. Range `[1, nodes / 2]`.
-    #[serde(skip_serializing_if = "is_one")]
     pub sources: u32,
     /// Background UDP constant-bit-rate flows between node pairs (default none).
     pub background: Vec<BackgroundFlow>,
     /// ARP, which every IP hop resolves its next hop with (default: ns-3's).
-    #[serde(skip_serializing_if = "ArpConfig::is_default")]
     pub arp: ArpConfig,
     /// AODV's settings (unused with another routing protocol). The default closes ns-3 3.37's AODV
-    /// black hole ([`AodvConfig::gratuitous_reply`] false); a config written without this
-    /// table (every result file from before it existed) reads as ns-3's stock AODV, which is
-    /// what those runs used, and stock AODV is written as no table, so their run ids stay.
-    #[serde(
-        default = "AodvConfig::stock",
-        skip_serializing_if = "AodvConfig::is_stock"
-    )]
+    /// black hole ([`AodvConfig::gratuitous_reply`] false).
     pub aodv: AodvConfig,
     /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
     /// A warm-up for proactive routing: OLSR needs a few seconds of HELLO and TC messages
@@ -146,10 +138,8 @@ pub enum Topology {
         /// Pause at each waypoint (default 30 s, Karak Tables 3-4).
         #[serde(with = "serde_duration")]
         pause: Duration,
-        /// Whose random waypoint moves the nodes (default ns-3's). Left out of the
-        /// serialized form at its default, so configs written before it existed (and the run
-        /// and grid ids the harness derives from them) stay as they were.
-        #[serde(default, skip_serializing_if = "Movement::is_ns3")]
+        /// Whose random waypoint moves the nodes (default ns-3's).
+        #[serde(default)]
         movement: Movement,
     },
     /// A static line of `nodes` nodes, `spacing` metres apart; node 0 at one end.
@@ -288,13 +278,6 @@ impl Default for ArpConfig {
     }
 }
 
-impl ArpConfig {
-    // Keeps configs that do not set ARP serialized (and so the harness's run ids) as before.
-    fn is_default(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
 /// AODV on every node (ns-3's `ns3::aodv::RoutingProtocol`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
@@ -328,12 +311,6 @@ impl AodvConfig {
         Self {
             gratuitous_reply: true,
         }
-    }
-
-    // Stock AODV is written as no table, so configs from before this setting serialize (and
-    // the harness's run ids hash) as they did.
-    fn is_stock(&self) -> bool {
-        *self == Self::stock()
     }
 }
 
@@ -502,12 +479,6 @@ fn check_positive(field: &str, value: f64, high: f64) -> Result<(), ConfigError>
             format!("in (0, {high}]"),
         ))
     }
-}
-
-// Keeps a one-pair config's serialized form (and so the harness's run ids) as it was before
-// `sources` existed.
-fn is_one(value: &u32) -> bool {
-    *value == 1
 }
 
 impl Ns3Config {

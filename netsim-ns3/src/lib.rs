@@ -80,6 +80,26 @@ pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
 pub use tcp::{MAX_FLOWS_PER_PAIR, MAX_SEGMENT_BYTES, TcpBulk, TcpFlowReport, TcpVariant};
 
+/// The behaviour revision of the backend (the C++ shim, the network it builds, the lock-step):
+/// raised whenever the same config and seed would run another network, so that a result made
+/// by the old backend is never taken for the new one (the harness hashes it into every ns-3
+/// run's id, beside [`ns3_version`]).
+pub const REVISION: u32 = 1;
+
+/// The ns-3 release the backend is written for (Debian 12's `libns3-dev`).
+pub const NS3_RELEASE: &str = "3.37";
+
+/// The ns-3 version runs use: the one this crate was built against, or (without the `ns3`
+/// feature, which runs nothing) the release it is written for, so that a build without ns-3
+/// computes the same run ids as the build that ran them.
+pub fn ns3_version() -> &'static str {
+    NS3_VERSION.unwrap_or(NS3_RELEASE)
+}
+
+/// The environment variables ns-3 reads at start, outside a run's config and seed: a run's
+/// identity holds their values.
+pub const NS3_ENVIRONMENT: [&str; 2] = ["NS_ATTRIBUTE_DEFAULT", "NS_GLOBAL_VALUE"];
+
 /// Whether this build has ns-3 (the `ns3` feature).
 pub const AVAILABLE: bool = cfg!(feature = "ns3");
 

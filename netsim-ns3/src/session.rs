@@ -108,7 +108,7 @@ impl Session {
             return Err(Error::Unavailable);
         }
         // ns-3 reads these from the environment, outside the config and the seed.
-        for variable in ["NS_ATTRIBUTE_DEFAULT", "NS_GLOBAL_VALUE"] {
+        for variable in crate::NS3_ENVIRONMENT {
             if let Some(value) = std::env::var_os(variable) {
                 tracing::warn!(
                     target: "netsim_ns3",
