@@ -56,6 +56,143 @@ impl ControllerSpec {
     }
 }
 
+/// A controller resolved once, where a grid is loaded: its registry entry, its validated spec,
+/// and the identity its runs hash ([`ControllerIdentity`]). Runs build from it and never look
+/// the name up again; it reads as its spec (`Deref`) and travels (to an ns-3 worker) as its
+/// spec, which the receiving process resolves again with its own code.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(into = "ControllerSpec", try_from = "ControllerSpec")]
+pub struct ResolvedController {
+    spec: ControllerSpec,
+    info: &'static ControllerInfo,
+    identity: ControllerIdentity,
+}
+
+impl ResolvedController {
+    /// The registry entry.
+    pub fn info(&self) -> &'static ControllerInfo {
+        self.info
+    }
+
+    /// The spec as written.
+    pub fn spec(&self) -> &ControllerSpec {
+        &self.spec
+    }
+
+    /// What a run of it hashes: its revision and effective configuration.
+    pub fn identity(&self) -> &ControllerIdentity {
+        &self.identity
+    }
+}
+
+impl std::ops::Deref for ResolvedController {
+    type Target = ControllerSpec;
+
+    fn deref(&self) -> &ControllerSpec {
+        &self.spec
+    }
+}
+
+impl PartialEq for ResolvedController {
+    fn eq(&self, other: &Self) -> bool {
+        self.spec == other.spec && self.identity == other.identity
+    }
+}
+
+impl From<ResolvedController> for ControllerSpec {
+    fn from(resolved: ResolvedController) -> Self {
+        resolved.spec
+    }
+}
+
+impl TryFrom<ControllerSpec> for ResolvedController {
+    type Error = String;
+
+    fn try_from(spec: ControllerSpec) -> Result<Self, String> {
+        resolve(&spec)
+    }
+}
+
+/// Which code decides a controller's behaviour, as a run's identity records it.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Revision {
+    /// A port's declared behaviour revision (`port_config!`'s `revision`,
+    /// [`cc_core::PortConfig::REVISION`]).
+    Port(u32),
+    /// The host stack's own controller (quinn's, noq's or quiche's) or ns-3's TCP: the stack's
+    /// or ns-3's version decides it, and every run's identity holds those versions.
+    Stack,
+}
+
+/// What a controller contributes to a run's identity: its name, its behaviour revision, and its
+/// effective configuration with every default filled in, so that a changed default or decision
+/// changes every id of its runs.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ControllerIdentity {
+    /// Registry name.
+    pub name: String,
+    /// The code that decides.
+    pub revision: Revision,
+    /// The configuration the run builds: a port's whole config (every knob, its loss-signal
+    /// settings, `quinn_full_window`), a baseline's initial window and loss factor, ns-3 TCP's
+    /// segment size; the scenario's transport settings, hashed beside it, adjust the first.
+    pub config: serde_json::Value,
+}
+
+/// Resolves `spec` once: its entry, its settings checked, its identity. Errors name
+/// `controller.knob` and the allowed range (as [`validate`]).
+pub fn resolve(spec: &ControllerSpec) -> Result<ResolvedController, String> {
+    let info = lookup(&spec.name)?;
+    let (revision, config) = match info.builder {
+        Builder::Ns3Tcp(_) => {
+            let (_, segment) = tcp(spec)?;
+            (
+                Revision::Stack,
+                serde_json::json!({ "segment_size": segment }),
+            )
+        }
+        Builder::Quiche => {
+            Settings::new(info, &spec.settings)?;
+            (Revision::Stack, serde_json::json!({}))
+        }
+        Builder::Baseline(baseline) => {
+            let settings = Settings::new(info, &spec.settings)?;
+            let window = settings.quinn_window()?.unwrap_or(QUINN_INITIAL_WINDOW);
+            let mut config = serde_json::json!({ "initial_window": window });
+            if baseline == Baseline::NewReno {
+                let factor = loss_reduction_factor(&settings)?.unwrap_or(0.5);
+                config["loss_reduction_factor"] = serde_json::json!(factor);
+            }
+            (Revision::Stack, config)
+        }
+        Builder::Port { identity } => {
+            let settings = Settings::new(info, &spec.settings)?;
+            identity(&settings)?
+        }
+    };
+    Ok(ResolvedController {
+        spec: spec.clone(),
+        info,
+        identity: ControllerIdentity {
+            name: info.name.to_owned(),
+            revision,
+            config,
+        },
+    })
+}
+
+/// The resolved default of the controller `name` (a mixed run's other flows run these).
+pub fn resolve_name(name: &str) -> Result<ResolvedController, String> {
+    resolve(&ControllerSpec {
+        name: name.to_owned(),
+        settings: BTreeMap::new(),
+    })
+}
+
+/// quinn's and noq's documented initial window, bytes (their configs have no getters).
+const QUINN_INITIAL_WINDOW: u64 = 14720;
+
 /// One configurable knob of a controller, as `harness controllers` lists it.
 #[derive(Clone, Debug)]
 pub struct Knob {
@@ -85,10 +222,10 @@ pub enum Baseline {
 pub(crate) enum Builder {
     /// One of the host stack's own controllers.
     Baseline(Baseline),
-    /// A port: its config, checked by [`configure`] for its config type (`crate::run::build` makes
-    /// its factory on a host stack).
+    /// A port: its config, checked by [`configure`] for its config type, as its revision and
+    /// effective configuration (`crate::run::build` makes its factory on a host stack).
     Port {
-        check: fn(&Settings<'_>) -> Result<(), String>,
+        identity: fn(&Settings<'_>) -> Result<(Revision, serde_json::Value), String>,
     },
     /// A quiche controller: no quinn or noq factory.
     Quiche,
@@ -159,7 +296,9 @@ fn quinn_window_knob() -> Knob {
     Knob {
         name: "initial_window",
         kind: KnobKind::Integer,
-        help: "initial window in bytes (default 14720; 2400 to 1073741824)".to_owned(),
+        help: format!(
+            "initial window in bytes (default {QUINN_INITIAL_WINDOW}; 2400 to 1073741824)"
+        ),
     }
 }
 
@@ -236,7 +375,12 @@ fn port_entry<C: PortConfig>() -> ControllerInfo {
         knobs,
         by_default: C::NAME != <cc_manet::FixedWindowConfig as PortConfig>::NAME,
         builder: Builder::Port {
-            check: |s| configure::<C>(s).map(drop),
+            identity: |s| {
+                let config = configure::<C>(s)?;
+                let json = serde_json::to_value(&config)
+                    .map_err(|e| format!("{}: cannot encode its configuration: {e}", C::NAME))?;
+                Ok((Revision::Port(C::REVISION), json))
+            },
         },
     }
 }
@@ -392,22 +536,7 @@ pub fn lookup(name: &str) -> Result<&'static ControllerInfo, String> {
 /// Checks a spec without building it: the name exists, every knob exists and every value has
 /// the right type and range. Errors name `controller.knob` and the allowed range.
 pub fn validate(spec: &ControllerSpec) -> Result<(), String> {
-    let info = lookup(&spec.name)?;
-    if let Builder::Ns3Tcp(_) = info.builder {
-        return tcp(spec).map(drop);
-    }
-    let settings = Settings::new(info, &spec.settings)?;
-    match info.builder {
-        Builder::Baseline(baseline) => {
-            settings.quinn_window()?;
-            if baseline == Baseline::NewReno {
-                loss_reduction_factor(&settings)?;
-            }
-            Ok(())
-        }
-        Builder::Port { check } => check(&settings),
-        Builder::Quiche | Builder::Ns3Tcp(_) => Ok(()),
-    }
+    resolve(spec).map(drop)
 }
 
 /// How `info` is built: `crate::run::build` reads it.

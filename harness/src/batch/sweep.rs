@@ -24,24 +24,16 @@ pub fn expand(grid: &Grid) -> Vec<RunSpec> {
         for controller in &grid.controllers {
             for &seed in &grid.seeds {
                 let index = specs.len();
-                let spec = match grid.run_id(index) {
-                    Some(id) => RunSpec::identified(
-                        index,
-                        grid.name.clone(),
-                        point.clone(),
-                        controller.clone(),
-                        seed,
-                        id.to_owned(),
-                    ),
-                    None => RunSpec::new(
-                        index,
-                        grid.name.clone(),
-                        point.clone(),
-                        controller.clone(),
-                        seed,
-                    ),
-                };
-                specs.push(spec);
+                // A loaded grid holds every run's id (`scenario::load` computes them).
+                let id = grid.run_id(index).unwrap_or_default().to_owned();
+                specs.push(RunSpec::identified(
+                    index,
+                    grid.name.clone(),
+                    point.clone(),
+                    controller.clone(),
+                    seed,
+                    id,
+                ));
             }
         }
     }

@@ -179,7 +179,7 @@ impl OutputArgs {
             trace: self.plot.is_some() || self.html.is_some(),
             qlog_dir: self.qlog.clone(),
             // This binary runs each ns-3 run in a process of its own (`ns3-worker`).
-            ns3_worker: std::env::current_exe().ok(),
+            ns3_worker: crate::run::ns3_worker::this_binary(),
         }
     }
 

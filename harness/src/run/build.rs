@@ -9,8 +9,7 @@ use cc_ports::noq::NoqBaseline;
 use cc_ports::{PortVisitor, QuinnBaseline};
 
 use crate::registry::{
-    self, Baseline, Builder, ControllerInfo, ControllerSpec, Settings, configure,
-    loss_reduction_factor,
+    self, Baseline, Builder, ResolvedController, Settings, configure, loss_reduction_factor,
 };
 use crate::run::host::{self, Host};
 
@@ -31,28 +30,14 @@ impl<H: Host> std::fmt::Debug for BuiltController<H> {
     }
 }
 
-/// Builds the host stack `H`'s factory for `spec`; `signal` carries the transport's loss
+/// Builds the host stack `H`'s factory for `controller`; `signal` carries the transport's loss
 /// thresholds to the ports. A controller that does not run on `H` is an error naming it.
 pub fn build<H: BuildOn>(
-    spec: &ControllerSpec,
+    controller: &ResolvedController,
     signal: &SignalConfig,
     quinn_full_window: Option<bool>,
 ) -> Result<BuiltController<H>, String> {
-    build_found(
-        registry::lookup(&spec.name)?,
-        spec,
-        signal,
-        quinn_full_window,
-    )
-}
-
-/// [`build`] for a controller the caller has looked up already (`info` is `spec.name`'s).
-pub fn build_found<H: BuildOn>(
-    info: &'static ControllerInfo,
-    spec: &ControllerSpec,
-    signal: &SignalConfig,
-    quinn_full_window: Option<bool>,
-) -> Result<BuiltController<H>, String> {
+    let (info, spec) = (controller.info(), controller.spec());
     info.sender(H::STACK)?;
     let settings = Settings::new(info, &spec.settings)?;
     match registry::builder(info) {
@@ -174,8 +159,12 @@ fn build_port<H: Host>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry::{all, tests::spec};
+    use crate::registry::{all, resolve_name};
     use crate::stack::Stack;
+
+    fn resolved(name: &str) -> ResolvedController {
+        resolve_name(name).unwrap()
+    }
 
     #[test]
     fn every_registered_controller_builds_with_defaults_on_its_stacks() {
@@ -184,17 +173,15 @@ mod tests {
             for stack in info.stacks {
                 match stack {
                     Stack::Quinn => {
-                        build::<host::Quinn>(&spec(info.name, &[]), &signal, None).map(drop)
+                        build::<host::Quinn>(&resolved(info.name), &signal, None).map(drop)
                     }
-                    Stack::Noq => {
-                        build::<host::Noq>(&spec(info.name, &[]), &signal, None).map(drop)
-                    }
+                    Stack::Noq => build::<host::Noq>(&resolved(info.name), &signal, None).map(drop),
                     Stack::Quiche | Stack::Tcp => continue,
                 }
                 .unwrap_or_else(|e| panic!("{} on {stack}: {e}", info.name));
             }
         }
-        let err = build::<host::Noq>(&spec("bbr", &[]), &signal, None).unwrap_err();
+        let err = build::<host::Noq>(&resolved("bbr"), &signal, None).unwrap_err();
         assert!(err.contains("bbr3") && err.contains("quinn only"), "{err}");
     }
 }

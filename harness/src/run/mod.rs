@@ -56,9 +56,7 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
             spec.seed
         )
     };
-    // The run's controller, looked up once for the whole run.
-    let info = registry::lookup(&spec.controller.name)
-        .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())))?;
+    let info = spec.controller.info();
     if spec.scenario.backend.ns3().is_some() && info.stacks == [Stack::Tcp] {
         return crate::run::ns3_tcp::run(spec)
             .map_err(|e| HarnessError::run_failed(format!("{} failed: {e}", name())));
@@ -74,13 +72,11 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
         }
         match (sender, receiver) {
             (Stack::Quinn, Stack::Quinn) => {
-                run_async::<host::Same<host::Quinn>>(spec, info, options).await
+                run_async::<host::Same<host::Quinn>>(spec, options).await
             }
-            (Stack::Noq, Stack::Noq) => {
-                run_async::<host::Same<host::Noq>>(spec, info, options).await
-            }
-            (Stack::Quinn, Stack::Noq) => run_async::<host::QuinnToNoq>(spec, info, options).await,
-            (Stack::Noq, Stack::Quinn) => run_async::<host::NoqToQuinn>(spec, info, options).await,
+            (Stack::Noq, Stack::Noq) => run_async::<host::Same<host::Noq>>(spec, options).await,
+            (Stack::Quinn, Stack::Noq) => run_async::<host::QuinnToNoq>(spec, options).await,
+            (Stack::Noq, Stack::Quinn) => run_async::<host::NoqToQuinn>(spec, options).await,
             _ => Err(format!(
                 "no pairing of a {sender} sender with a {receiver} receiver"
             )),
@@ -92,18 +88,14 @@ pub fn execute_here(spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
 
 /// A run with a `P::Client` sender (which runs the controller) and a `P::Server` receiver:
 /// quinn or noq at either end.
-async fn run_async<P: Pairing>(
-    spec: &RunSpec,
-    info: &'static registry::ControllerInfo,
-    options: &RunOptions,
-) -> Result<RunResult, String>
+async fn run_async<P: Pairing>(spec: &RunSpec, options: &RunOptions) -> Result<RunResult, String>
 where
     P::Client: BuildOn,
 {
     let scenario = &spec.scenario;
     let signal = scenario.transport.signal()?;
     let full_window = scenario.transport.quinn_full_window;
-    let built = build::build_found::<P::Client>(info, &spec.controller, &signal, full_window)?;
+    let built = build::build::<P::Client>(&spec.controller, &signal, full_window)?;
     let epoch = tokio::time::Instant::now().into_std();
     let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
 
@@ -115,10 +107,7 @@ where
         if others.iter().any(|o| o.name == name) {
             continue;
         }
-        let other = registry::ControllerSpec {
-            name: name.to_owned(),
-            settings: Default::default(),
-        };
+        let other = registry::resolve_name(name)?;
         let built = build::build::<P::Client>(&other, &signal, full_window)?;
         let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
         let transport = P::Client::client_transport(sampler, &scenario.transport)?;
@@ -200,7 +189,7 @@ where
     }
     collect::<P>(Finished {
         spec,
-        info,
+        info: spec.controller.info(),
         built: &built,
         others: &others,
         pairs,

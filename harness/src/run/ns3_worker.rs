@@ -40,6 +40,19 @@ pub struct Response {
     pub traces: Vec<Vec<WindowPoint>>,
 }
 
+/// The binary to start workers from: this very process's, so that a sweep's every run is made
+/// by the build that started it. On Linux `/proc/self/exe` names the running executable even
+/// after its file is replaced (a `cargo build` during a long sweep writes a new file; the old
+/// one lives on while this process runs); elsewhere the executable's path, which a rebuild
+/// can replace (the worker then refuses a run whose id its code computes otherwise).
+pub fn this_binary() -> Option<PathBuf> {
+    let proc_exe = Path::new("/proc/self/exe");
+    if cfg!(target_os = "linux") && proc_exe.exists() {
+        return Some(proc_exe.to_owned());
+    }
+    std::env::current_exe().ok()
+}
+
 /// Runs `spec` in a new `worker ns3-worker` process.
 pub fn execute(worker: &Path, spec: &RunSpec, options: &RunOptions) -> Result<RunResult> {
     let failed = |what: String| {

@@ -53,7 +53,7 @@ mod imp {
 
     fn sender_peer(spec: &RunSpec, options: &RunOptions) -> Result<PeerConfig, String> {
         let scenario = &spec.scenario;
-        let info = registry::lookup(&spec.controller.name)?;
+        let info = spec.controller.info();
         if info.stacks == [Stack::Quiche] {
             let cc: QuicheCc = info.name.parse().map_err(|e| format!("{e}"))?;
             return Ok(PeerConfig::Quiche(cc));

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::registry::ControllerSpec;
+use crate::registry::ResolvedController;
 use crate::scenario::Scenario;
 
 /// One run of a grid.
@@ -17,7 +17,7 @@ use crate::scenario::Scenario;
 /// worker without its id, and the worker computes it again from the fields (`from`), so that a
 /// spec that changed on the way does not run under the id it was sent with.
 #[derive(Clone, Debug, Serialize, Deserialize)]
-#[serde(from = "SpecFields")]
+#[serde(try_from = "SpecFields")]
 pub struct RunSpec {
     /// Position in grid order.
     pub index: usize,
@@ -25,8 +25,8 @@ pub struct RunSpec {
     pub grid: String,
     /// The scenario point.
     pub scenario: Scenario,
-    /// The controller.
-    pub controller: ControllerSpec,
+    /// The controller, resolved (its spec as written, its entry and identity).
+    pub controller: ResolvedController,
     /// The seed.
     pub seed: u64,
     #[serde(skip_serializing)]
@@ -40,11 +40,13 @@ impl RunSpec {
         index: usize,
         grid: String,
         scenario: Scenario,
-        controller: ControllerSpec,
+        controller: ResolvedController,
         seed: u64,
-    ) -> Self {
-        let run_id = crate::scenario::run_id(&scenario, &controller, seed);
-        Self::identified(index, grid, scenario, controller, seed, run_id)
+    ) -> Result<Self, String> {
+        let run_id = crate::scenario::run_id(&scenario, &controller, seed)?;
+        Ok(Self::identified(
+            index, grid, scenario, controller, seed, run_id,
+        ))
     }
 
     /// The run with the id its grid computed at load ([`crate::scenario::Grid::run_id`]), so
@@ -53,14 +55,10 @@ impl RunSpec {
         index: usize,
         grid: String,
         scenario: Scenario,
-        controller: ControllerSpec,
+        controller: ResolvedController,
         seed: u64,
         run_id: String,
     ) -> Self {
-        debug_assert_eq!(
-            run_id,
-            crate::scenario::run_id(&scenario, &controller, seed)
-        );
         Self {
             index,
             grid,
@@ -71,8 +69,8 @@ impl RunSpec {
         }
     }
 
-    /// The stable run id: a hash of the scenario parameters (not its labels), the controller
-    /// spec and the seed, as 16 hex digits ([`crate::scenario::run_id`]).
+    /// The stable run id: a hash of everything that can change the run's bytes, as 16 hex
+    /// digits ([`crate::scenario::run_id`]).
     pub fn run_id(&self) -> &str {
         &self.run_id
     }
@@ -84,12 +82,14 @@ struct SpecFields {
     index: usize,
     grid: String,
     scenario: Scenario,
-    controller: ControllerSpec,
+    controller: ResolvedController,
     seed: u64,
 }
 
-impl From<SpecFields> for RunSpec {
-    fn from(f: SpecFields) -> Self {
+impl TryFrom<SpecFields> for RunSpec {
+    type Error = String;
+
+    fn try_from(f: SpecFields) -> Result<Self, String> {
         Self::new(f.index, f.grid, f.scenario, f.controller, f.seed)
     }
 }

@@ -123,9 +123,9 @@ pub fn resolve(base: &Ns3Config, table: Option<&Table>) -> Result<Ns3Config, Str
                 config.routing.as_str()
             ));
         }
-        // Unused by ns-3 there; stock AODV is written as no table, so another protocol's run
-        // ids do not depend on AODV's settings.
-        config.aodv = netsim_ns3::AodvConfig::stock();
+        // Unused by ns-3 there: one value, so that two configs that run the same network are
+        // equal (and hash to one run id).
+        config.aodv = netsim_ns3::AodvConfig::default();
     }
     Ok(config)
 }

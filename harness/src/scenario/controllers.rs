@@ -4,7 +4,7 @@
 use netsim::Clock;
 
 use crate::error::Result;
-use crate::registry::{self, ControllerSpec};
+use crate::registry::{self, ControllerSpec, ResolvedController};
 use crate::scenario::context::Context;
 use crate::scenario::model::Scenario;
 use crate::scenario::schema::ControllersSection;
@@ -51,7 +51,11 @@ impl Context<'_> {
     /// Refuses runs with a quiche end that cannot work: virtual time (quiche reads the system
     /// clock), several flows (one connection per run), quinn's loss thresholds on a quiche
     /// sender (quiche's are fixed).
-    pub(super) fn check_stacks(&self, points: &[Scenario], specs: &[ControllerSpec]) -> Result<()> {
+    pub(super) fn check_stacks(
+        &self,
+        points: &[Scenario],
+        specs: &[ResolvedController],
+    ) -> Result<()> {
         for point in points {
             if !point.backend.is_netsim() && point.clock == Clock::Real {
                 return Err(self.field_error(
@@ -61,9 +65,8 @@ impl Context<'_> {
                 ));
             }
             for spec in specs {
-                let info = registry::lookup(&spec.name)
-                    .map_err(|e| self.field_error("controllers.select", e))?;
-                let sender = info
+                let sender = spec
+                    .info()
                     .sender(point.stack.unwrap_or_default())
                     .map_err(|e| self.field_error("stack", e))?;
                 if sender == Stack::Tcp {
@@ -136,7 +139,7 @@ impl Context<'_> {
         &self,
         section: &ControllersSection,
         stacks: &[Stack],
-    ) -> Result<Vec<ControllerSpec>> {
+    ) -> Result<Vec<ResolvedController>> {
         for name in section.settings.keys() {
             registry::lookup(name)
                 .map_err(|e| self.field_error(&format!("controllers.{name}"), e))?;
@@ -153,7 +156,7 @@ impl Context<'_> {
                 .map(str::to_owned)
                 .collect(),
         };
-        let mut specs: Vec<ControllerSpec> = Vec::new();
+        let mut specs: Vec<ResolvedController> = Vec::new();
         for name in names {
             if specs.iter().any(|s| s.name == name) {
                 return Err(self.field_error(
@@ -165,7 +168,7 @@ impl Context<'_> {
                 settings: section.settings.get(&name).cloned().unwrap_or_default(),
                 name,
             };
-            registry::validate(&spec).map_err(|e| {
+            let resolved = registry::resolve(&spec).map_err(|e| {
                 // The knob the error names, or (a rule between knobs, such as ABRA's
                 // `initial_srtt_range`) the first knob set: either way the settings, not the
                 // selection, are at fault.
@@ -182,7 +185,7 @@ impl Context<'_> {
                     .unwrap_or_else(|| "controllers.select".to_owned());
                 self.field_error(&field, e)
             })?;
-            specs.push(spec);
+            specs.push(resolved);
         }
         // Settings for controllers that are not selected are still checked.
         for (name, settings) in &section.settings {

@@ -8,10 +8,13 @@ use serde::Serialize;
 use toml::{Table, Value};
 
 use crate::error::{HarnessError, Result};
-use crate::registry::ControllerSpec;
+use crate::registry::{ControllerIdentity, ResolvedController};
 use crate::scenario::context::Context;
-use crate::scenario::model::{Grid, MAX_POINTS, MAX_SEEDS, Scenario, Transfer, TransportSettings};
+use crate::scenario::model::{
+    Grid, MAX_POINTS, MAX_SEEDS, MixFlow, Scenario, Transfer, TransportSettings,
+};
 use crate::scenario::schema::{Axis, Seeds};
+use crate::stack::Stack;
 
 /// Top-level keys that are not scenario settings, so an axis cannot vary them.
 const NOT_AXES: &[&str] = &[
@@ -301,26 +304,73 @@ pub(super) fn check_labels(grid: &Grid) -> Result<()> {
     Ok(())
 }
 
-/// What identifies a run's physics: everything but labels.
+/// What identifies a run: everything that can change its bytes, and nothing else (not the
+/// labels). Serialized as JSON and hashed into the run id; every field is written, defaults
+/// included, so that no default can change without changing the id.
 #[derive(Serialize)]
 struct Identity<'a> {
+    /// [`IDENTITY_SCHEME`]: raised when this struct changes.
+    scheme: u32,
     link: &'a netsim::LinkConfig,
     transfer: &'a Transfer,
     flows: u32,
     #[serde(with = "crate::scenario::units::duration")]
     flow_stagger: Duration,
+    /// A mixed run's flows, and the identity of each other controller it runs.
+    mix: &'a [MixFlow],
+    competitors: Vec<ControllerIdentity>,
     transport: &'a TransportSettings,
     clock: netsim::Clock,
-    /// The host stack (absent for quinn, so quinn run ids are unchanged).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    stack: Option<crate::stack::Stack>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    receiver: Option<crate::stack::Stack>,
-    controller: &'a ControllerSpec,
+    packet_protection: netsim::PacketProtection,
+    sender: Stack,
+    receiver: Stack,
+    controller: &'a ControllerIdentity,
     seed: u64,
-    /// ns-3's scenario, on that backend (absent on netsim, so netsim run ids are unchanged).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    ns3: Option<&'a netsim_ns3::Ns3Config>,
+    software: Software,
+    /// ns-3's scenario, on that backend.
+    ns3: Option<Ns3Identity<'a>>,
+}
+
+/// The code a run executes beside its controllers: the QUIC stacks at its two ends (their
+/// crate versions) and the emulator's behaviour revision.
+#[derive(Serialize)]
+struct Software {
+    sender: String,
+    receiver: String,
+    netsim: u32,
+}
+
+/// An ns-3 run's network, and what decides it beyond the config: ns-3's version, the backend's
+/// revision, the contents of the files ns-3 reads and the environment it reads.
+#[derive(Serialize)]
+struct Ns3Identity<'a> {
+    config: &'a netsim_ns3::Ns3Config,
+    version: &'static str,
+    backend: u32,
+    /// FNV-1a of an ns-2 trace file's bytes (the config holds only its path).
+    trace_digest: Option<String>,
+    environment: std::collections::BTreeMap<&'static str, Option<String>>,
+}
+
+/// The version of the run identity's layout, in every id: raised whenever [`Identity`] changes
+/// what it holds.
+pub const IDENTITY_SCHEME: u32 = 2;
+
+/// A stack's name with the version of its crate that this harness was built with.
+pub fn stack_version(stack: Stack) -> String {
+    let version = match stack {
+        Stack::Quinn => env!("HARNESS_QUINN_PROTO_VERSION"),
+        Stack::Noq => env!("HARNESS_NOQ_PROTO_VERSION"),
+        Stack::Quiche => env!("HARNESS_QUICHE_VERSION"),
+        Stack::Tcp => netsim_ns3::ns3_version(),
+    };
+    let krate = match stack {
+        Stack::Quinn => "quinn-proto",
+        Stack::Noq => "noq-proto",
+        Stack::Quiche => "quiche",
+        Stack::Tcp => "ns-3 tcp",
+    };
+    format!("{krate} {version}")
 }
 
 /// 64-bit FNV-1a.
@@ -330,27 +380,87 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// The stable run id of `controller` with `seed` on the point `scenario`: a hash of the
-/// scenario parameters (not its labels), the controller spec and the seed, as 16 hex digits.
+/// The ns-3 part of a run's identity, reading the trace file it names (if any).
+fn ns3_identity(config: &netsim_ns3::Ns3Config) -> Result<Ns3Identity<'_>, String> {
+    let trace_digest = match &config.topology {
+        netsim_ns3::Topology::Ns2Trace { path } => {
+            let text = crate::input_file::read_text(path, crate::input_file::TRACE)
+                .map_err(|e| format!("ns3.topology.path: {e}"))?;
+            Some(format!("{:016x}", fnv1a(text.as_bytes())))
+        }
+        _ => None,
+    };
+    let environment = netsim_ns3::NS3_ENVIRONMENT
+        .into_iter()
+        .map(|v| {
+            (
+                v,
+                std::env::var_os(v).map(|s| s.to_string_lossy().into_owned()),
+            )
+        })
+        .collect();
+    Ok(Ns3Identity {
+        config,
+        version: netsim_ns3::ns3_version(),
+        backend: netsim_ns3::REVISION,
+        trace_digest,
+        environment,
+    })
+}
+
+/// The stable run id of `controller` with `seed` on the point `scenario`: a hash of everything
+/// that can change the run's bytes ([`Identity`]), as 16 hex digits. Errors when a file the
+/// scenario reads cannot be read, or a controller cannot be resolved.
 /// Here rather than on [`crate::run::spec::RunSpec`] so that a grid can refuse two equal runs
 /// without building its runs.
-pub fn run_id(scenario: &Scenario, controller: &ControllerSpec, seed: u64) -> String {
+pub fn run_id(
+    scenario: &Scenario,
+    controller: &ResolvedController,
+    seed: u64,
+) -> std::result::Result<String, String> {
+    let json = identity_json(scenario, controller, seed)?;
+    Ok(format!("{:016x}", fnv1a(json.as_bytes())))
+}
+
+/// The JSON that [`run_id`] hashes.
+pub fn identity_json(
+    scenario: &Scenario,
+    controller: &ResolvedController,
+    seed: u64,
+) -> std::result::Result<String, String> {
     let s = scenario;
+    let host = s.stack.unwrap_or_default();
+    let (sender, receiver) = crate::stack::ends(controller.info().sender(host)?, s.receiver);
+    let mut competitors = Vec::new();
+    for name in s.mix.iter().filter_map(|f| f.controller.as_deref()) {
+        let other = crate::registry::resolve_name(name)?;
+        if !competitors.contains(other.identity()) {
+            competitors.push(other.identity().clone());
+        }
+    }
     let identity = Identity {
+        scheme: IDENTITY_SCHEME,
         link: &s.link,
         transfer: &s.transfer,
         flows: s.flows,
         flow_stagger: s.flow_stagger,
+        mix: &s.mix,
+        competitors,
         transport: &s.transport,
         clock: s.clock,
-        stack: s.stack.filter(|&stack| stack != crate::stack::Stack::Quinn),
-        receiver: s.receiver,
-        controller,
+        packet_protection: s.packet_protection,
+        sender,
+        receiver,
+        controller: controller.identity(),
         seed,
-        ns3: s.backend.ns3(),
+        software: Software {
+            sender: stack_version(sender),
+            receiver: stack_version(receiver),
+            netsim: netsim::REVISION,
+        },
+        ns3: s.backend.ns3().map(ns3_identity).transpose()?,
     };
-    let json = serde_json::to_string(&identity).unwrap_or_default();
-    format!("{:016x}", fnv1a(json.as_bytes()))
+    serde_json::to_string(&identity).map_err(|e| format!("cannot encode the run's identity: {e}"))
 }
 
 /// Refuses a grid in which two runs are one run: the same parameters once parsed, controller
@@ -377,7 +487,8 @@ pub(super) fn identify_runs(grid: &Grid) -> Result<Vec<String>> {
                 seed
             )
         };
-        let id = run_id(point, controller, seed);
+        let id = run_id(point, controller, seed)
+            .map_err(|e| HarnessError::bad_input(format!("{}: {e}", label())))?;
         if let Some(first) = seen.insert(id.clone(), label()) {
             return Err(HarnessError::bad_input(format!(
                 "{first} and {} are the same run (equal values once parsed, in other spellings): \

@@ -85,7 +85,7 @@ mod schema;
 pub mod tomldoc;
 pub mod units;
 
-pub use grid::{fnv1a, run_id};
+pub use grid::{IDENTITY_SCHEME, fnv1a, identity_json, run_id, stack_version};
 pub use load::{load, load_description};
 pub use model::{
     DEFAULT_DURATION, DEFAULT_TIMEOUT, Grid, MAX_FLOWS, MAX_POINTS, MAX_RUNS, MAX_SEEDS, MixFlow,

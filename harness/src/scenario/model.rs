@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 use toml::Value;
 
 use crate::error::Result;
-use crate::registry::ControllerSpec;
+use crate::registry::ResolvedController;
 use crate::scenario::backend::Backend;
 use crate::stack::Stack;
 
@@ -138,7 +138,6 @@ pub struct Scenario {
     /// Virtual or real time.
     pub clock: Clock,
     /// The packet protection asked for (default: null in virtual time, TLS in real time).
-    /// Not part of a run's identity: both give the same run (see `netsim::PacketProtection`).
     pub packet_protection: PacketProtection,
     /// The host stack of the ports and the stacks' own controllers (`None`: quinn).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -165,7 +164,7 @@ pub struct Grid {
     /// The scenario points, in grid order.
     pub points: Vec<Scenario>,
     /// Controllers, in order.
-    pub controllers: Vec<ControllerSpec>,
+    pub controllers: Vec<ResolvedController>,
     /// Seeds, in order.
     pub seeds: Vec<u64>,
     /// Each run's id, in grid order (point, controller, seed): computed once, when the load
