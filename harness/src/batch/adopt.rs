@@ -15,7 +15,7 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use crate::batch::merge::collect_files;
-use crate::batch::result_file::read_results_if_started;
+use crate::batch::result_file::read_current;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::run::spec::RunSpec;
@@ -29,7 +29,7 @@ pub fn runs_in(inputs: &[PathBuf]) -> Result<BTreeMap<String, RunResult>> {
         return Ok(runs);
     }
     for path in collect_files(inputs)? {
-        let Some(file) = read_results_if_started(&path)? else {
+        let Some(file) = read_current(&path, "--adopt")? else {
             continue;
         };
         if file.header.harness_version != crate::VERSION {

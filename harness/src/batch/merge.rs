@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use crate::batch::result_file::{Header, read_results_if_started};
+use crate::batch::result_file::{Header, read_current};
 use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
@@ -70,7 +70,7 @@ pub fn merge(files: &[PathBuf], partial: bool) -> Result<Merged> {
     let mut by_id: BTreeMap<String, Vec<RunResult>> = BTreeMap::new();
     let mut shards = Vec::new();
     for path in files {
-        let Some(file) = read_results_if_started(path)? else {
+        let Some(file) = read_current(path, "merge")? else {
             eprintln!(
                 "warning: `{}` has no complete header line (a shard killed as it started?): it holds no runs, skipping it",
                 path.display()

@@ -6,6 +6,8 @@
 pub mod adopt;
 pub mod calibrate;
 pub mod merge;
+pub mod provenance;
+pub mod reidentify;
 pub mod result_file;
 pub mod shard;
 pub mod sweep;

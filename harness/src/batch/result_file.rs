@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::provenance::{Provenance, Stale};
 use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
@@ -25,8 +26,9 @@ use crate::run::spec::RunSpec;
 use crate::scenario::Grid;
 use crate::scenario::fnv1a;
 
-/// Version of the result-file format.
-pub const FORMAT: u32 = 1;
+/// Version of the result-file format: 2 since run ids cover behaviour and headers carry their
+/// [`Provenance`]. Format-1 files are read only to be re-identified (`sweep --reidentify`).
+pub const FORMAT: u32 = 2;
 
 /// The first line of a result file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -45,6 +47,9 @@ pub struct Header {
     pub meta: ReportMeta,
     /// Every run id of the whole grid, in grid order.
     pub run_ids: Vec<String>,
+    /// The code that made the runs (absent in format 1).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<Provenance>,
 }
 
 impl Header {
@@ -142,6 +147,7 @@ impl Header {
             shard,
             meta: ReportMeta::of(grid),
             run_ids,
+            provenance: Some(Provenance::of(grid)),
         }
     }
 }
@@ -187,8 +193,17 @@ pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
         Some((i, line)) => serde_json::from_str(line).map_err(|e| bad(i, &e))?,
         None => return Ok(None),
     };
-    if header.kind != "header" || header.format != FORMAT {
-        return Err(bad(0, &"expected a format-1 header line"));
+    if header.kind != "header" || !(1..=FORMAT).contains(&header.format) {
+        return Err(bad(
+            0,
+            &format!("expected a header line of format 1 to {FORMAT}"),
+        ));
+    }
+    if header.format == FORMAT && header.provenance.is_none() {
+        return Err(bad(
+            0,
+            &"the header has no provenance: the header was edited",
+        ));
     }
     let edited = |line: usize, e: String| {
         HarnessError::bad_input(format!("`{}` line {}: {e}", path.display(), line + 1))
@@ -206,6 +221,40 @@ pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
         complete_len: complete as u64,
         torn,
     }))
+}
+
+/// Why the runs of a file with `header` at `path` are not what this build would produce, as a
+/// refusal for `what` (`resume`, `merge`, `--adopt`), or `Ok` when they are.
+pub fn check_current(path: &Path, header: &Header, what: &str) -> Result<()> {
+    let stale = match &header.provenance {
+        Some(provenance) if header.format == FORMAT => provenance.stale(),
+        _ => Some(Stale {
+            field: "the result-file format".to_owned(),
+            stored: header.format.to_string(),
+            current: format!(
+                "{FORMAT} (run ids now cover behaviour; re-identify the file with `harness sweep ... --reidentify {}`)",
+                path.parent().unwrap_or(path).display()
+            ),
+        }),
+    };
+    match stale {
+        None => Ok(()),
+        Some(stale) => Err(HarnessError::bad_input(format!(
+            "{what}: the runs in `{}` are stale, not what this build would produce: {stale}. \
+             Results of other code are never mixed with this build's: sweep into a new --out \
+             directory (or rerun these runs), or use the build that made them",
+            path.display()
+        ))),
+    }
+}
+
+/// [`read_results_if_started`], refusing a file whose runs are stale ([`check_current`]).
+pub fn read_current(path: &Path, what: &str) -> Result<Option<ResultFile>> {
+    let Some(file) = read_results_if_started(path)? else {
+        return Ok(None);
+    };
+    check_current(path, &file.header, what)?;
+    Ok(Some(file))
 }
 
 /// The result file of `shard` in `dir`.
@@ -247,6 +296,7 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
             header.harness_version
         )));
     }
+    check_current(&path, &existing.header, "resume")?;
     if existing.header.grid_id != header.grid_id {
         return Err(HarnessError::bad_input(format!(
             "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",

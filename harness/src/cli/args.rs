@@ -38,8 +38,27 @@ pub struct SweepArgs {
     /// are written to this shard's file with this grid's index and labels. Repeatable.
     #[arg(long, value_name = "INPUT")]
     pub(super) adopt: Vec<PathBuf>,
+    /// Instead of running the grid, give the runs of this directory's shard file (written by
+    /// an older build under an older run identity) this build's ids, in --out: only after
+    /// --verify of its runs, rerun now, are identical to the file. The grid must be the one
+    /// that made the directory (its points, controllers and seeds).
+    #[arg(long, value_name = "DIR", conflicts_with = "adopt")]
+    pub(super) reidentify: Option<PathBuf>,
+    /// With --reidentify: how many of the file's reproducible runs to rerun and compare field
+    /// by field before anything is written (picked by a hash of their ids; 0 to 1000).
+    #[arg(long, value_name = "N", default_value_t = 2, requires = "reidentify",
+          value_parser = clap::value_parser!(u16).range(0..=1000))]
+    pub(super) verify: u16,
     #[command(flatten)]
     pub(super) output: OutputArgs,
+}
+
+/// `harness check`.
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// Result files (.jsonl) or directories, searched recursively.
+    #[arg(required = true, value_name = "INPUT")]
+    pub(super) inputs: Vec<PathBuf>,
 }
 
 /// `harness merge`.

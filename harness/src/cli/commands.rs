@@ -38,6 +38,34 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let mut inputs = args.scenario.input_files();
     inputs.push(("the sweep's result file in --out", shard_file.as_path()));
     inputs.extend(adopted.iter().map(|f| ("--adopt", f.as_path())));
+    if let Some(old) = &args.reidentify {
+        inputs.push(("--reidentify", old.as_path()));
+        args.output.check(&inputs, &grid)?;
+        let done = crate::batch::reidentify::reidentify(
+            &grid,
+            old,
+            &args.out,
+            args.shard,
+            usize::from(args.verify),
+            args.output.jobs(),
+            &args.output.options(),
+        )?;
+        eprintln!(
+            "re-identified {} runs of `{}` into `{}`; {} rerun and identical: {}",
+            done.runs.len(),
+            old.display(),
+            args.out.display(),
+            done.verified.len(),
+            done.verified
+                .iter()
+                .map(|(old, new)| format!("{old} -> {new}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        return args
+            .output
+            .report(&done.header.meta, &done.runs, Some(&grid));
+    }
     args.output.check(&inputs, &grid)?;
     let (header, results, failures) = sweep::sweep(
         &grid,

@@ -11,12 +11,14 @@ use clap::{Parser, Subcommand};
 use crate::error::{HarnessError, Result};
 
 mod args;
+mod check;
 mod commands;
 mod output;
 mod overrides;
 mod parse;
 
 pub use args::*;
+use check::check_command;
 use commands::{
     calibrate_command, controllers_command, merge_command, presets_command, run, sweep_command,
 };
@@ -65,6 +67,10 @@ pub enum Command {
     Sweep(SweepArgs),
     /// Merge shard result files (any order) into one report.
     Merge(MergeArgs),
+    /// Report, without writing anything, whether each result file's runs are what this build
+    /// would produce (current) or another code's (stale, with the fact that differs). Exits 1
+    /// when a file is stale or not a result file.
+    Check(CheckArgs),
     /// Compare a fast model's results (netsim) with a reference's (ns-3) on the same
     /// experiment: goodput ratios per point and controller, and whether the rankings agree.
     Calibrate(CalibrateArgs),
@@ -105,6 +111,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Run(args)) => run(&args),
         Some(Command::Sweep(args)) => sweep_command(&args),
         Some(Command::Merge(args)) => merge_command(&args),
+        Some(Command::Check(args)) => check_command(&args),
         Some(Command::Calibrate(args)) => calibrate_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),

@@ -1,0 +1,87 @@
+//! `harness check`: which result files hold runs of this build, and which are stale.
+
+use std::path::{Path, PathBuf};
+
+use super::args::CheckArgs;
+use super::print_stdout;
+use crate::batch::result_file::{check_current, read_results_if_started};
+use crate::error::{HarnessError, Result};
+
+/// Every `.jsonl` file under `inputs` (directories searched recursively), sorted.
+fn result_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
+        let entries = std::fs::read_dir(dir).map_err(|e| {
+            HarnessError::bad_input(format!("cannot read directory `{}`: {e}", dir.display()))
+        })?;
+        for entry in entries {
+            let path = entry
+                .map_err(|e| {
+                    HarnessError::bad_input(format!(
+                        "cannot read directory `{}`: {e}",
+                        dir.display()
+                    ))
+                })?
+                .path();
+            if path.is_dir() {
+                walk(&path, out)?;
+            } else if path.extension().is_some_and(|x| x == "jsonl") {
+                out.push(path);
+            }
+        }
+        Ok(())
+    }
+    let mut files = Vec::new();
+    for input in inputs {
+        if input.is_dir() {
+            walk(input, &mut files)?;
+        } else if input.is_file() {
+            files.push(input.clone());
+        } else {
+            return Err(HarnessError::bad_input(format!(
+                "`{}` does not exist (give result files or directories)",
+                input.display()
+            )));
+        }
+    }
+    files.sort();
+    if files.is_empty() {
+        return Err(HarnessError::bad_input(
+            "no .jsonl result files found in the inputs",
+        ));
+    }
+    Ok(files)
+}
+
+pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
+    let files = result_files(&args.inputs)?;
+    let mut report = String::new();
+    let (mut current, mut stale) = (0usize, 0usize);
+    for path in &files {
+        let verdict = read_results_if_started(path).and_then(|file| match file {
+            None => Err(HarnessError::bad_input("no complete header line")),
+            Some(file) => check_current(path, &file.header, "check").map(|()| file.runs.len()),
+        });
+        match verdict {
+            Ok(runs) => {
+                current += 1;
+                report.push_str(&format!("current  {} ({runs} runs)\n", path.display()));
+            }
+            Err(e) => {
+                stale += 1;
+                report.push_str(&format!("STALE    {}: {e}\n", path.display()));
+            }
+        }
+    }
+    report.push_str(&format!(
+        "{current} current, {stale} stale or unreadable, of {} result files\n",
+        files.len()
+    ));
+    print_stdout(&report)?;
+    if stale > 0 {
+        return Err(HarnessError::Incomplete(format!(
+            "{stale} of {} result files are not this build's runs",
+            files.len()
+        )));
+    }
+    Ok(())
+}
