@@ -4,7 +4,10 @@
 //! The grid is the sweep's own (the command that made OLD, as written beside it). Each run of
 //! OLD's shard file must be the grid's run at its index (same point, controller and seed);
 //! then `verify` of its reproducible runs, picked by a hash of their old ids, are run again
-//! with this build and compared field by field with the file. Only if every one is identical
+//! with this build and compared field by field with the line as the file holds it (a field the
+//! line lacks, because the format gained it after the run, is not compared, and the rerun runs
+//! under the packet protection the line records; the new file reads a missing field as its
+//! default, as every reader of the old file did). Only if every one is identical
 //! does NEW's shard file get written: the same runs, in the same order, under this build's ids
 //! and header. A sample that differs names the run and the first field that differs, and
 //! nothing is written: the directory's runs are another code's, and must be rerun.
@@ -29,6 +32,8 @@ pub struct Reidentified {
     pub runs: Vec<RunResult>,
     /// The runs rerun and found identical: (old id, new id).
     pub verified: Vec<(String, String)>,
+    /// Fields the old lines lack, which the comparison passed over.
+    pub unrecorded: std::collections::BTreeSet<String>,
 }
 
 /// Re-identifies shard `shard` of `old_dir` into `new_dir` (see the module doc).
@@ -110,10 +115,32 @@ pub fn reidentify(
         .collect();
     candidates.sort_by_key(|(_, r)| fnv1a(r.run_id.as_bytes()));
     candidates.truncate(verify);
-    let chosen: Vec<_> = candidates
-        .iter()
-        .map(|(_, r)| specs[r.index].clone())
-        .collect();
+    // Each rerun under the packet protection its line records: in virtual time the two are one
+    // run (one id), so the proof reruns exactly what the line holds.
+    let mut chosen = Vec::new();
+    for (_, run) in &candidates {
+        let spec = &specs[run.index];
+        let mut scenario = spec.scenario.clone();
+        scenario.packet_protection = run.packet_protection;
+        let rerun = crate::run::spec::RunSpec::new(
+            spec.index,
+            spec.grid.clone(),
+            scenario,
+            spec.controller.clone(),
+            spec.seed,
+        )
+        .map_err(HarnessError::bad_input)?;
+        if rerun.run_id() != spec.run_id() {
+            return Err(HarnessError::bad_input(format!(
+                "--reidentify: run {} was made with {} packet protection, which this grid's \
+                 run {} does not use: give the command that made the directory",
+                run.run_id,
+                run.packet_protection.as_str(),
+                spec.run_id()
+            )));
+        }
+        chosen.push(rerun);
+    }
     let mut reruns: Vec<RunResult> = Vec::new();
     let failures = execute_all(&chosen, jobs, options, |r| {
         reruns.push(r);
@@ -122,14 +149,34 @@ pub fn reidentify(
     if let Some(failure) = failures.into_iter().next() {
         return Err(failure);
     }
+    // The old lines as written, by index, to compare what they hold and only that.
+    let text = crate::input_file::read_text(&old_path, crate::input_file::RESULT)?;
+    let raw: std::collections::BTreeMap<u64, serde_json::Value> = text
+        .lines()
+        .skip(1)
+        .filter_map(|line| serde_json::from_str::<serde_json::Value>(line).ok())
+        .filter_map(|mut line| {
+            let mut result = line.get_mut("result")?.take();
+            let index = result.get("index")?.as_u64()?;
+            result["run_id"] = serde_json::Value::Null;
+            Some((index, result))
+        })
+        .collect();
     let mut verified = Vec::new();
+    let mut unrecorded = std::collections::BTreeSet::new();
     for rerun in &reruns {
         let Some((position, old_run)) = candidates.iter().find(|(_, r)| r.index == rerun.index)
         else {
             continue;
         };
-        let stored = serde_json::to_value(&runs[*position]).unwrap_or_default();
-        let fresh = serde_json::to_value(rerun).unwrap_or_default();
+        // The line as every reader reads it (defaults filled), less what it never recorded.
+        let empty = serde_json::Value::default();
+        let line = raw.get(&(rerun.index as u64)).unwrap_or(&empty);
+        let mut stored = serde_json::to_value(&runs[*position]).unwrap_or_default();
+        let mut fresh = serde_json::to_value(rerun).unwrap_or_default();
+        stored["run_id"] = serde_json::Value::Null;
+        fresh["run_id"] = serde_json::Value::Null;
+        let fresh = recorded(line, &stored, fresh, "", &mut unrecorded);
         if let Some((field, a, b)) = first_difference(&stored, &fresh, "") {
             return Err(HarnessError::bad_input(format!(
                 "--reidentify: run {} ({} / {} / seed {}) of `{}` is not what this build \
@@ -151,7 +198,50 @@ pub fn reidentify(
         header,
         runs,
         verified,
+        unrecorded,
     })
+}
+
+/// `fresh` with `stored`'s value (the line read and written again) wherever the old `line`
+/// lacks a field (each named in `unrecorded`): a field the format gained after the run, or one
+/// the writer left out at its default, so that the comparison reads exactly what the line
+/// recorded.
+fn recorded(
+    line: &serde_json::Value,
+    stored: &serde_json::Value,
+    fresh: serde_json::Value,
+    path: &str,
+    unrecorded: &mut std::collections::BTreeSet<String>,
+) -> serde_json::Value {
+    use serde_json::Value;
+    let null = Value::Null;
+    match fresh {
+        Value::Object(new) => Value::Object(
+            new.into_iter()
+                .map(|(k, v)| {
+                    let at = format!("{path}.{k}");
+                    let old = stored.get(&k).unwrap_or(&null);
+                    if line.get(&k).is_none() {
+                        unrecorded.insert(at.trim_start_matches('.').to_owned());
+                        return (k, old.clone());
+                    }
+                    let v = recorded(line.get(&k).unwrap_or(&null), old, v, &at, unrecorded);
+                    (k, v)
+                })
+                .collect(),
+        ),
+        Value::Array(new) => Value::Array(
+            new.into_iter()
+                .enumerate()
+                .map(|(i, v)| {
+                    let line = line.get(i).unwrap_or(&null);
+                    let old = stored.get(i).unwrap_or(&null);
+                    recorded(line, old, v, &format!("{path}[]"), unrecorded)
+                })
+                .collect(),
+        ),
+        fresh => fresh,
+    }
 }
 
 fn mismatch(path: &Path, what: &str, old: &str, new: &str) -> HarnessError {

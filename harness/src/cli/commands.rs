@@ -51,7 +51,7 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
             &args.output.options(),
         )?;
         eprintln!(
-            "re-identified {} runs of `{}` into `{}`; {} rerun and identical: {}",
+            "re-identified {} runs of `{}` into `{}`; {} rerun and identical: {}{}",
             done.runs.len(),
             old.display(),
             args.out.display(),
@@ -60,7 +60,19 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
                 .iter()
                 .map(|(old, new)| format!("{old} -> {new}"))
                 .collect::<Vec<_>>()
-                .join(", ")
+                .join(", "),
+            if done.unrecorded.is_empty() {
+                String::new()
+            } else {
+                format!(
+                    " (fields the old lines do not hold, not compared: {})",
+                    done.unrecorded
+                        .iter()
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                )
+            }
         );
         return args
             .output
