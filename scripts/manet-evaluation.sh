@@ -18,9 +18,32 @@ fi
 jobs=${JOBS:-2}
 baselines_quinn=newreno,cubic,bbr,manet
 baselines_noq=newreno,cubic,bbr3,manet
+# REIDENTIFY_FROM=DIR: instead of sweeping, re-identify DIR/NAME into OUT_DIR/NAME with each
+# sweep's own arguments (less --adopt), rerunning VERIFY (default 2) runs of each first
+# (scripts/reidentify-results.sh; results/README.md, "Run identity").
 sweep() { # name, then harness sweep arguments
   local name=$1
   shift
+  if [ -n "${REIDENTIFY_FROM:-}" ]; then
+    local args=() skip=false arg
+    for arg in "$@"; do
+      if $skip; then
+        skip=false
+      elif [ "$arg" = --adopt ]; then
+        skip=true
+      else
+        args+=("$arg")
+      fi
+    done
+    if [ -e "$out/$name" ]; then
+      echo "skipping $name: $out/$name exists"
+      return
+    fi
+    echo "== $name"
+    "$harness" sweep "${args[@]}" --jobs "$jobs" --reidentify "$REIDENTIFY_FROM/$name" \
+      --verify "${VERIFY:-2}" --out "$out/$name" >/dev/null
+    return
+  fi
   "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"
 }
 # ns-3's chains under other 802.11 settings, beyond the targets' presets: DIR:KEY=VALUE,... under
@@ -136,4 +159,6 @@ papers_ns3 abra-speed-ns3 abra-speed-ns3-with-tcp newreno,cubic,bbr,abra,tcp-new
 papers_ns3 sackfew-nodes-ns3 sackfew-nodes-ns3 newreno,cubic,bbr,sackfew
 papers_ns3 abra-nodes-ns3 abra-nodes-ns3 newreno,cubic,bbr,abra
 # The report (docs/results/manet.md when OUT_DIR is results/manet).
-scripts/manet-report.sh "$out"
+if [ -z "${REIDENTIFY_FROM:-}" ]; then
+  scripts/manet-report.sh "$out"
+fi
