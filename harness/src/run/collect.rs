@@ -7,12 +7,13 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use crate::metrics::{
-    FlowMetrics, LinkSummary, RunResult, SignalCounts, bits_per_second, jain, quantile,
+    FlowMetrics, LinkSummary, RunResult, SignalCounts, bits_per_second, quantile,
 };
 use crate::registry::ControllerInfo;
 use crate::run::build::BuiltController;
 use crate::run::flows::Flow;
 use crate::run::host::{Host, Pairing};
+use crate::run::result::{Measured, result};
 use crate::run::sampler;
 use crate::run::spec::RunSpec;
 use crate::scenario::{Scenario, Transfer};
@@ -131,7 +132,6 @@ pub(super) fn collect<P: Pairing>(finished: Finished<'_, P>) -> Result<RunResult
     drop(pairs);
 
     let window_s = end.as_secs_f64();
-    let bytes_delivered: u64 = flow_metrics.iter().map(|f| f.bytes_delivered).sum();
     let udp_bytes: u64 = flow_metrics.iter().map(|f| f.udp_bytes_sent).sum();
     let data = &accounting.a_to_b;
     // The run's own flows' loss signals (a mixed run's other ports report theirs per flow).
@@ -142,35 +142,24 @@ pub(super) fn collect<P: Pairing>(finished: Finished<'_, P>) -> Result<RunResult
         .fold(None::<SignalCounts>, |acc, s| {
             Some(acc.map_or_else(|| s.clone(), |a| a.plus(s)))
         });
-    let goodputs: Vec<f64> = flow_metrics.iter().map(|f| f.goodput_bps).collect();
-    let per_second = |bytes: u64| bits_per_second(bytes, window_s);
-    let result = RunResult {
-        run_id: spec.run_id().to_owned(),
-        index: spec.index,
-        grid: spec.grid.clone(),
-        point: scenario.point.clone(),
-        params: scenario.params.clone(),
-        controller: spec.controller.label(),
-        seed: spec.seed,
-        reproducible: info.reproducible,
-        clock: scenario.clock,
-        packet_protection: protection,
-        sender: P::Client::STACK,
-        receiver: P::Server::STACK,
-        window_s,
-        bytes_delivered,
-        goodput_bps: per_second(bytes_delivered),
-        throughput_bps: per_second(udp_bytes),
-        utilization: (data.capacity_bytes > 0.0)
-            .then(|| bytes_delivered as f64 / data.capacity_bytes),
-        jain: jain(&goodputs),
-        signals: if info.port { signals } else { None },
-        link: LinkSummary::from_accounting(data),
-        flows: flow_metrics,
-        backend: scenario.backend.kind(),
-        ns3,
-        route_down_s,
-    };
+    let result = result(
+        spec,
+        Measured {
+            reproducible: info.reproducible,
+            clock: scenario.clock,
+            packet_protection: protection,
+            ends: (P::Client::STACK, P::Server::STACK),
+            window_s,
+            bytes_sent: udp_bytes,
+            capacity_bytes: data.capacity_bytes,
+            signals: if info.port { signals } else { None },
+            link: LinkSummary::from_accounting(data),
+            flows: flow_metrics,
+            backend: scenario.backend.kind(),
+            ns3,
+            route_down_s,
+        },
+    );
     tracing::info!(
         target: "harness",
         run_id = %result.run_id,

@@ -20,6 +20,7 @@ pub mod ns3_tcp;
 pub mod ns3_worker;
 pub mod qlog;
 pub mod quiche;
+mod result;
 pub mod sampler;
 pub mod spec;
 

@@ -9,10 +9,9 @@ use std::time::Duration;
 
 use netsim_ns3::{Session, TcpBulk, TcpFlowReport};
 
-use crate::metrics::{
-    FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, jain, quantile,
-};
+use crate::metrics::{FlowMetrics, LinkSummary, RunResult, TcpCounters, bits_per_second, quantile};
 use crate::registry;
+use crate::run::result::{Measured, result};
 use crate::run::spec::RunSpec;
 use crate::scenario::Transfer;
 use crate::stack::Stack;
@@ -101,39 +100,29 @@ pub fn run(spec: &RunSpec) -> Result<RunResult, String> {
             )
         })
         .collect();
-    let bytes_delivered: u64 = flows.iter().map(|f| f.bytes_delivered).sum();
     let bytes_sent: u64 = flows.iter().map(|f| f.udp_bytes_sent).sum();
-    let per_second = |bytes: u64| bits_per_second(bytes, window_s);
-    let goodputs: Vec<f64> = flows.iter().map(|f| f.goodput_bps).collect();
     let data = stats
         .a_to_b
         .accounting(window_s, stats.route_available.unwrap_or(1.0));
-    Ok(RunResult {
-        run_id: spec.run_id().to_owned(),
-        index: spec.index,
-        grid: spec.grid.clone(),
-        point: scenario.point.clone(),
-        params: scenario.params.clone(),
-        controller: spec.controller.label(),
-        seed: spec.seed,
-        reproducible: true,
-        clock: scenario.clock,
-        packet_protection: scenario.packet_protection,
-        sender: Stack::Tcp,
-        receiver: Stack::Tcp,
-        window_s,
-        bytes_delivered,
-        goodput_bps: per_second(bytes_delivered),
-        throughput_bps: per_second(bytes_sent),
-        utilization: None,
-        jain: jain(&goodputs),
-        signals: None,
-        link: LinkSummary::from_accounting(&data),
-        flows,
-        backend: scenario.backend.kind(),
-        ns3: Some(stats),
-        route_down_s,
-    })
+    Ok(result(
+        spec,
+        Measured {
+            reproducible: true,
+            clock: scenario.clock,
+            packet_protection: scenario.packet_protection,
+            ends: (Stack::Tcp, Stack::Tcp),
+            window_s,
+            bytes_sent,
+            // ns-3 accounts no physical limit: no utilization.
+            capacity_bytes: 0.0,
+            signals: None,
+            link: LinkSummary::from_accounting(&data),
+            flows,
+            backend: scenario.backend.kind(),
+            ns3: Some(stats),
+            route_down_s,
+        },
+    ))
 }
 
 /// One flow's metrics over its window (`window`: from its start to the run's end).

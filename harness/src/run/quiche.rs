@@ -26,6 +26,7 @@ mod imp {
 
     use crate::metrics::{FlowMetrics, LinkSummary, RunResult};
     use crate::registry;
+    use crate::run::result::{Measured, result};
     use crate::run::spec::{RunOptions, RunSpec};
     use crate::scenario::{Scenario, Transfer};
     use crate::stack::Stack;
@@ -184,33 +185,25 @@ mod imp {
     fn result_of(spec: &RunSpec, report: &TransferReport) -> RunResult {
         let scenario = &spec.scenario;
         let data = &report.accounting.a_to_b;
-        RunResult {
-            run_id: spec.run_id().to_owned(),
-            index: spec.index,
-            grid: spec.grid.clone(),
-            point: scenario.point.clone(),
-            params: scenario.params.clone(),
-            controller: spec.controller.label(),
-            seed: spec.seed,
-            reproducible: false,
-            clock: report.clock,
-            packet_protection: netsim::PacketProtection::Tls,
-            sender: stack_of(report.sender),
-            receiver: stack_of(report.receiver),
-            window_s: report.elapsed.as_secs_f64(),
-            bytes_delivered: report.bytes_delivered,
-            goodput_bps: report.goodput_bps,
-            throughput_bps: report.throughput_bps,
-            utilization: (data.capacity_bytes > 0.0)
-                .then(|| report.bytes_delivered as f64 / data.capacity_bytes),
-            jain: 1.0,
-            signals: None,
-            link: LinkSummary::from_accounting(data),
-            flows: vec![flow_of(scenario, report)],
-            backend: crate::scenario::backend::BackendKind::Netsim,
-            ns3: None,
-            route_down_s: Vec::new(),
-        }
+        let flow = flow_of(scenario, report);
+        result(
+            spec,
+            Measured {
+                reproducible: false,
+                clock: report.clock,
+                packet_protection: netsim::PacketProtection::Tls,
+                ends: (stack_of(report.sender), stack_of(report.receiver)),
+                window_s: report.elapsed.as_secs_f64(),
+                bytes_sent: flow.udp_bytes_sent,
+                capacity_bytes: data.capacity_bytes,
+                signals: None,
+                link: LinkSummary::from_accounting(data),
+                flows: vec![flow],
+                backend: crate::scenario::backend::BackendKind::Netsim,
+                ns3: None,
+                route_down_s: Vec::new(),
+            },
+        )
     }
 
     fn stack_of(stack: quiche_peer::Stack) -> Stack {
