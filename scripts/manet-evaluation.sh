@@ -19,7 +19,7 @@ jobs=${JOBS:-2}
 baselines_quinn=newreno,cubic,bbr,manet
 baselines_noq=newreno,cubic,bbr3,manet
 # REIDENTIFY_FROM=DIR: instead of sweeping, re-identify DIR/NAME into OUT_DIR/NAME with each
-# sweep's own arguments (less --adopt), rerunning VERIFY (default 2) runs of each first
+# sweep's own arguments (less --adopt), rerunning VERIFY (default 1) runs of each controller first
 # (scripts/reidentify-results.sh; results/README.md, "Run identity").
 sweep() { # name, then harness sweep arguments
   local name=$1
@@ -41,7 +41,7 @@ sweep() { # name, then harness sweep arguments
     fi
     echo "== $name"
     "$harness" sweep "${args[@]}" --jobs "$jobs" --reidentify "$REIDENTIFY_FROM/$name" \
-      --verify "${VERIFY:-2}" --out "$out/$name" >/dev/null
+      --verify "${VERIFY:-1}" --out "$out/$name" >/dev/null
     return
   fi
   "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"

@@ -6,7 +6,7 @@
 # results/README.md lists, with the controllers the harness then ran by default written out
 # (eight, before `manet` joined them) and stock AODV named where those runs used it.
 # results/manet is scripts/manet-evaluation.sh's: REIDENTIFY_FROM=results/manet re-identifies it.
-# Usage: scripts/reidentify-results.sh NEW_DIR [VERIFY] (VERIFY default 2); HARNESS=path (default
+# Usage: scripts/reidentify-results.sh NEW_DIR [VERIFY] (VERIFY default 1); HARNESS=path (default
 # target/release/harness, built with the ns3 feature); JOBS (default 2).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,7 +15,7 @@ if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   exit 2
 fi
 new=$1
-verify=${2:-2}
+verify=${2:-1}
 harness=${HARNESS:-target/release/harness}
 jobs=${JOBS:-2}
 eight=newreno,cubic,bbr,karak,petra,ub,sackfew,abra

@@ -3,14 +3,16 @@
 //!
 //! The grid is the sweep's own (the command that made OLD, as written beside it). Each run of
 //! OLD's shard file must be the grid's run at its index (same point, controller and seed);
-//! then `verify` of its reproducible runs, picked by a hash of their old ids, are run again
+//! then `verify` reproducible runs of each controller, picked by a hash of their old ids, are
+//! run again
 //! with this build and compared field by field with the line as the file holds it (a field the
 //! line lacks, because the format gained it after the run, is not compared, and the rerun runs
 //! under the packet protection the line records; the new file reads a missing field as its
-//! default, as every reader of the old file did). Only if every one is identical
-//! does NEW's shard file get written: the same runs, in the same order, under this build's ids
-//! and header. A sample that differs names the run and the first field that differs, and
-//! nothing is written: the directory's runs are another code's, and must be rerun.
+//! default, as every reader of the old file did). NEW's shard file then holds, in the old
+//! order and under this build's ids and header, the runs of every controller whose samples
+//! were all identical. A controller whose sample differs is another code's: the run and the
+//! first field that differs are named, none of its runs is written, and resuming the sweep in
+//! NEW runs them again with this build.
 
 use std::path::Path;
 
@@ -32,6 +34,8 @@ pub struct Reidentified {
     pub runs: Vec<RunResult>,
     /// The runs rerun and found identical: (old id, new id).
     pub verified: Vec<(String, String)>,
+    /// Why each controller whose sample differed was left out (its runs are to be rerun).
+    pub stale: Vec<String>,
     /// Fields the old lines lack, which the comparison passed over.
     pub unrecorded: std::collections::BTreeSet<String>,
 }
@@ -113,8 +117,14 @@ pub fn reidentify(
         .enumerate()
         .filter(|(_, r)| r.reproducible && r.clock == netsim::Clock::Virtual)
         .collect();
+    // `verify` runs of each controller, so that every controller's code is put to the proof.
     candidates.sort_by_key(|(_, r)| fnv1a(r.run_id.as_bytes()));
-    candidates.truncate(verify);
+    let mut picked: std::collections::BTreeMap<&str, usize> = std::collections::BTreeMap::new();
+    candidates.retain(|(_, r)| {
+        let count = picked.entry(r.controller.as_str()).or_default();
+        *count += 1;
+        *count <= verify
+    });
     // Each rerun under the packet protection its line records: in virtual time the two are one
     // run (one id), so the proof reruns exactly what the line holds.
     let mut chosen = Vec::new();
@@ -163,6 +173,7 @@ pub fn reidentify(
         })
         .collect();
     let mut verified = Vec::new();
+    let mut stale: Vec<(String, String)> = Vec::new();
     let mut unrecorded = std::collections::BTreeSet::new();
     for rerun in &reruns {
         let Some((position, old_run)) = candidates.iter().find(|(_, r)| r.index == rerun.index)
@@ -178,19 +189,38 @@ pub fn reidentify(
         fresh["run_id"] = serde_json::Value::Null;
         let fresh = recorded(line, &stored, fresh, "", &mut unrecorded);
         if let Some((field, a, b)) = first_difference(&stored, &fresh, "") {
-            return Err(HarnessError::bad_input(format!(
-                "--reidentify: run {} ({} / {} / seed {}) of `{}` is not what this build \
-                 produces: at `{}` the file has {a} and a rerun {b}. Nothing was written; \
-                 rerun the directory into a new --out instead",
-                old_run.run_id,
-                old_run.point,
-                old_run.controller,
-                old_run.seed,
-                old_path.display(),
-                field.trim_start_matches('.'),
-            )));
+            stale.push((
+                old_run.controller.clone(),
+                format!(
+                    "run {} ({} / {} / seed {}) of `{}` is not what this build produces: at \
+                     `{}` the file has {a} and a rerun {b}",
+                    old_run.run_id,
+                    old_run.point,
+                    old_run.controller,
+                    old_run.seed,
+                    old_path.display(),
+                    field.trim_start_matches('.'),
+                ),
+            ));
+            continue;
         }
         verified.push((old_run.run_id.clone(), rerun.run_id.clone()));
+    }
+    // A controller whose sample differs is another code's: none of its runs is kept.
+    let before = runs.len();
+    runs.retain(|r| {
+        !stale
+            .iter()
+            .any(|(controller, _)| controller == &r.controller)
+    });
+    if runs.is_empty() && before > 0 {
+        let reasons: Vec<&str> = stale.iter().map(|(_, why)| why.as_str()).collect();
+        return Err(HarnessError::bad_input(format!(
+            "--reidentify: no run of `{}` is current ({}); nothing was written: rerun the \
+             directory into a new --out instead",
+            old_path.display(),
+            reasons.join("; ")
+        )));
     }
     std::fs::create_dir_all(new_dir).map_err(|e| HarnessError::output(new_dir, e))?;
     result_file::write(&new_path, &header, &runs)?;
@@ -198,6 +228,7 @@ pub fn reidentify(
         header,
         runs,
         verified,
+        stale: stale.into_iter().map(|(_, why)| why).collect(),
         unrecorded,
     })
 }

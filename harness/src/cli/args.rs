@@ -44,9 +44,10 @@ pub struct SweepArgs {
     /// that made the directory (its points, controllers and seeds).
     #[arg(long, value_name = "DIR", conflicts_with = "adopt")]
     pub(super) reidentify: Option<PathBuf>,
-    /// With --reidentify: how many of the file's reproducible runs to rerun and compare field
-    /// by field before anything is written (picked by a hash of their ids; 0 to 1000).
-    #[arg(long, value_name = "N", default_value_t = 2, requires = "reidentify",
+    /// With --reidentify: how many reproducible runs of each controller to rerun and compare
+    /// field by field (picked by a hash of their ids; 0 to 1000). A controller whose sample
+    /// differs is left out of --out, for a resumed sweep to rerun.
+    #[arg(long, value_name = "N", default_value_t = 1, requires = "reidentify",
           value_parser = clap::value_parser!(u16).range(0..=1000))]
     pub(super) verify: u16,
     #[command(flatten)]

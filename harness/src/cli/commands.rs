@@ -74,6 +74,13 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
                 )
             }
         );
+        for why in &done.stale {
+            eprintln!(
+                "warning: {why}: its controller's runs were left out; resume the sweep in `{}` \
+                 to run them with this build",
+                args.out.display()
+            );
+        }
         return args
             .output
             .report(&done.header.meta, &done.runs, Some(&grid));
