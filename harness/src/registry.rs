@@ -190,6 +190,34 @@ pub fn resolve_name(name: &str) -> Result<ResolvedController, String> {
     })
 }
 
+/// Serde for a mixed run's flow controller: written as its registry name, resolved (default
+/// settings) when read.
+pub mod by_name {
+    use serde::{Deserialize, Deserializer, Serializer};
+
+    use super::{ResolvedController, resolve_name};
+
+    /// Writes the controller's name.
+    pub fn serialize<S: Serializer>(
+        controller: &Option<ResolvedController>,
+        serializer: S,
+    ) -> Result<S::Ok, S::Error> {
+        match controller {
+            Some(c) => serializer.serialize_some(c.name.as_str()),
+            None => serializer.serialize_none(),
+        }
+    }
+
+    /// Reads a name and resolves it.
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<ResolvedController>, D::Error> {
+        Option::<String>::deserialize(deserializer)?
+            .map(|name| resolve_name(&name).map_err(serde::de::Error::custom))
+            .transpose()
+    }
+}
+
 /// quinn's and noq's documented initial window, bytes (their configs have no getters).
 const QUINN_INITIAL_WINDOW: u64 = 14720;
 

@@ -203,8 +203,16 @@ fn reidentify_rewrites_ids_only_after_identical_reruns() {
         "{err}"
     );
     let kept = lines(&std::fs::read_to_string(dir.path().join("m").join(SHARD)).unwrap());
-    assert_eq!(kept.len(), 1 + 2, "the header and the other controller's two runs");
-    assert!(kept[1..].iter().all(|l| l["result"]["controller"] != controller.as_str()));
+    assert_eq!(
+        kept.len(),
+        1 + 2,
+        "the header and the other controller's two runs"
+    );
+    assert!(
+        kept[1..]
+            .iter()
+            .all(|l| l["result"]["controller"] != controller.as_str())
+    );
     // Resuming runs the left-out runs with this build: the file is then a fresh sweep's.
     let resumed = run_in(dir.path(), &sweep_args("m", "2s", "2", "newreno,karak"));
     assert!(resumed.status.success(), "{}", stderr(&resumed));

@@ -100,15 +100,12 @@ impl Provenance {
         for controller in &grid.controllers {
             add(controller.spec(), controller.identity());
         }
-        for name in grid
+        for other in grid
             .points
             .iter()
-            .flat_map(|p| p.mix.iter().filter_map(|f| f.controller.as_deref()))
+            .flat_map(|p| p.mix.iter().filter_map(|f| f.controller.as_ref()))
         {
-            // The grid resolved every mixed run's controllers when it identified its runs.
-            if let Ok(other) = registry::resolve_name(name) {
-                add(other.spec(), other.identity());
-            }
+            add(other.spec(), other.identity());
         }
         let mut keys = vec!["netsim".to_owned()];
         for point in &grid.points {

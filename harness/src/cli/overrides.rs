@@ -444,7 +444,7 @@ impl ScenarioArgs {
                 || grid.points.iter().any(|p| {
                     p.mix
                         .iter()
-                        .any(|f| f.controller.as_deref() == Some(name.as_str()))
+                        .any(|f| f.controller.as_ref().is_some_and(|c| c.name == *name))
                 });
             if !runs {
                 let running: Vec<String> = grid.controllers.iter().map(|c| c.label()).collect();

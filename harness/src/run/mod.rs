@@ -28,7 +28,6 @@ use std::sync::Arc;
 
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
-use crate::registry;
 use crate::run::build::BuildOn;
 use crate::run::collect::{Finished, Other, collect};
 use crate::run::flows::{Amount, Flow, FlowPlan, run_pairs};
@@ -104,12 +103,12 @@ where
     let client = P::Client::with_qlog(client, options, spec, epoch)?;
     // A mixed run's other controllers: one client transport each, shared by their flows.
     let mut others: Vec<Other<P::Client>> = Vec::new();
-    for name in scenario.mix.iter().filter_map(|f| f.controller.as_deref()) {
+    for other in scenario.mix.iter().filter_map(|f| f.controller.as_ref()) {
+        let name = other.name.as_str();
         if others.iter().any(|o| o.name == name) {
             continue;
         }
-        let other = registry::resolve_name(name)?;
-        let built = build::build::<P::Client>(&other, &signal, full_window)?;
+        let built = build::build::<P::Client>(other, &signal, full_window)?;
         let sampler = P::Client::recording_factory(built.factory.clone(), epoch, options.trace);
         let transport = P::Client::client_transport(sampler, &scenario.transport)?;
         others.push(Other {

@@ -436,8 +436,7 @@ pub fn identity_json(
     let host = s.stack.unwrap_or_default();
     let (sender, receiver) = crate::stack::ends(controller.info().sender(host)?, s.receiver);
     let mut competitors = Vec::new();
-    for name in s.mix.iter().filter_map(|f| f.controller.as_deref()) {
-        let other = crate::registry::resolve_name(name)?;
+    for other in s.mix.iter().filter_map(|f| f.controller.as_ref()) {
         if !competitors.contains(other.identity()) {
             competitors.push(other.identity().clone());
         }

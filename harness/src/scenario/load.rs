@@ -154,7 +154,11 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
                  controllers.select (--controllers)",
             ));
         }
-        let name = first.mix[0].controller.clone().unwrap_or_default();
+        let name = first.mix[0]
+            .controller
+            .as_ref()
+            .map(|c| c.name.clone())
+            .unwrap_or_default();
         section.select = Some(vec![name]);
         for point in &mut points {
             point.mix[0].controller = None;

@@ -97,9 +97,14 @@ impl TransportSettings {
 /// One listed flow of a mixed run (`[[flow]]`, `--mix`).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct MixFlow {
-    /// Its controller (registry name, default settings); `None`: the run's controller.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub controller: Option<String>,
+    /// Its controller (by registry name, default settings), resolved where the scenario is
+    /// read; `None`: the run's controller. Written as its name.
+    #[serde(
+        default,
+        skip_serializing_if = "Option::is_none",
+        with = "crate::registry::by_name"
+    )]
+    pub controller: Option<ResolvedController>,
     /// When it starts, link time.
     #[serde(with = "crate::scenario::units::duration")]
     pub start: Duration,
@@ -246,7 +251,10 @@ impl Scenario {
     pub fn flow_controller(&self, index: u32) -> Option<&str> {
         match self.mix.len() {
             0 => None,
-            n => self.mix[index as usize % n].controller.as_deref(),
+            n => self.mix[index as usize % n]
+                .controller
+                .as_ref()
+                .map(|c| c.name.as_str()),
         }
     }
 }

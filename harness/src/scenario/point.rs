@@ -235,14 +235,20 @@ impl Context<'_> {
         flow_stagger: Duration,
     ) -> Result<MixFlow> {
         let field = format!("flow[{i}]");
-        if let Some(name) = &entry.controller {
-            let named = |e: String| {
-                self.field_error(
-                    &format!("{field}.controller"),
-                    format!("{field}.controller: {e}"),
-                )
-            };
-            let info = registry::lookup(name).map_err(named)?;
+        let named = |e: String| {
+            self.field_error(
+                &format!("{field}.controller"),
+                format!("{field}.controller: {e}"),
+            )
+        };
+        let controller = entry
+            .controller
+            .as_deref()
+            .map(registry::resolve_name)
+            .transpose()
+            .map_err(named)?;
+        if let Some(resolved) = &controller {
+            let (name, info) = (&resolved.name, resolved.info());
             if matches!(info.stacks, [Stack::Quiche] | [Stack::Tcp]) {
                 return Err(self.field_error(
                     &format!("{field}.controller"),
@@ -290,7 +296,7 @@ impl Context<'_> {
             ));
         }
         Ok(MixFlow {
-            controller: entry.controller.clone(),
+            controller,
             start,
             access_delay,
         })
