@@ -240,3 +240,53 @@ fn reidentify_refuses_another_grid() {
         stderr(&refused)
     );
 }
+
+/// The run id of the first run of an ns-3 grid whose nodes an ns-2 trace places.
+fn ns3_trace_run_id(trace: &Path) -> String {
+    let text = format!(
+        "backend = \"ns3\"\nseeds = [1]\n[controllers]\nselect = [\"newreno\"]\n\
+         [transfer]\nduration = \"5s\"\n[ns3]\nnodes = 2\n\
+         topology = {{ model = \"ns2_trace\", path = \"{}\" }}\n",
+        trace.display()
+    );
+    let source = harness::scenario::Source {
+        name: "ns-2 trace grid".to_owned(),
+        default_name: "trace".to_owned(),
+        text,
+    };
+    // Described, not run: the grid and its ids need no ns-3 in this build.
+    let grid = harness::scenario::load_description(&source).unwrap();
+    grid.run_id(0).unwrap().to_owned()
+}
+
+#[test]
+fn an_ns2_traces_contents_and_ns3s_environment_are_part_of_the_run_id() {
+    let dir = tempfile::tempdir().unwrap();
+    let trace = dir.path().join("moves.ns2");
+    let place = |x1: f64| {
+        format!(
+            "$node_(0) set X_ 100.0\n$node_(0) set Y_ 100.0\n$node_(0) set Z_ 0.0\n\
+             $node_(1) set X_ {x1}\n$node_(1) set Y_ 100.0\n$node_(1) set Z_ 0.0\n"
+        )
+    };
+    std::fs::write(&trace, place(200.0)).unwrap();
+    let first = ns3_trace_run_id(&trace);
+    assert_eq!(
+        first,
+        ns3_trace_run_id(&trace),
+        "the same file, the same id"
+    );
+    // The same path, other contents: another run.
+    std::fs::write(&trace, place(300.0)).unwrap();
+    let moved = ns3_trace_run_id(&trace);
+    assert_ne!(first, moved);
+    // ns-3 reads NS_ATTRIBUTE_DEFAULT at start: a value set there makes another run. (Only
+    // ns-3 points hash it; this test binary's other tests run netsim grids.)
+    // SAFETY: no other thread of this test binary reads the environment of this process for
+    // an ns-3 grid; the variable is removed again below.
+    unsafe { std::env::set_var("NS_ATTRIBUTE_DEFAULT", "ns3::WifiMacQueue::MaxSize=10p") };
+    let with_env = ns3_trace_run_id(&trace);
+    unsafe { std::env::remove_var("NS_ATTRIBUTE_DEFAULT") };
+    assert_ne!(moved, with_env);
+    assert_eq!(moved, ns3_trace_run_id(&trace));
+}
