@@ -189,9 +189,9 @@ pub struct ScenarioArgs {
     /// Built-in preset (see `harness presets`).
     #[arg(long, value_name = "NAME")]
     pub(super) preset: Option<String>,
-    /// Controllers to run, comma-separated (default: all of the host stack's own and the ports:
-    /// newreno, cubic, bbr (bbr3 on noq), karak, petra, ub, sackfew, abra; see `harness
-    /// controllers`; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature; ns-3's
+    /// Controllers to run, comma-separated (default: all of the host stack's own, the ports and
+    /// the composite: newreno, cubic, bbr (bbr3 on noq), karak, petra, ub, sackfew, abra, manet;
+    /// see `harness controllers`; the fixed-window reference `fixed` only when named; quiche-reno, quiche-cubic, quiche-bbr2 with the `quiche` feature; ns-3's
     /// own TCP on the ns-3 backend: tcp-newreno, tcp-cubic, tcp-vegas, tcp-westwood,
     /// tcp-westwoodplus).
     #[arg(long, value_name = "LIST", value_delimiter = ',')]
