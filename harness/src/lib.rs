@@ -15,6 +15,7 @@
 //!     name: format!("preset {}", preset.name),
 //!     default_name: preset.name.to_owned(),
 //!     text: preset.text.to_owned(),
+//!     dir: None,
 //! };
 //! let grid = scenario::load(&source, &[])?;
 //! let runs = sweep::expand(&grid);

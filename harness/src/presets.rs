@@ -131,6 +131,7 @@ impl Preset {
             name: format!("preset `{}`", self.name),
             default_name: self.name.to_owned(),
             text: self.text.to_owned(),
+            dir: None,
         }
     }
 }

@@ -212,6 +212,7 @@ fn generated_scenario_files_build_or_are_refused_by_name() {
                 name: "generated.toml".into(),
                 default_name: "generated".into(),
                 text: document(pairs),
+                dir: None,
             };
             let names = pairs.iter().map(|&(k, _)| KEYS[k % KEYS.len()].1).collect();
             (names, load(&source, &[]))

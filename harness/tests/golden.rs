@@ -61,6 +61,7 @@ fn trajectory(controller: &str, stack: Stack) -> String {
             "stack = \"{}\"\n{SCENARIO}\n[controllers]\nselect = [\"{controller}\"]\n",
             stack.name()
         ),
+        dir: None,
     };
     let grid = scenario::load(&source, &[]).unwrap();
     let spec = expand(&grid).remove(0);

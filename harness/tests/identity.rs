@@ -253,6 +253,7 @@ fn ns3_trace_run_id(trace: &Path) -> String {
         name: "ns-2 trace grid".to_owned(),
         default_name: "trace".to_owned(),
         text,
+        dir: None,
     };
     // Described, not run: the grid and its ids need no ns-3 in this build.
     let grid = harness::scenario::load_description(&source).unwrap();

@@ -79,6 +79,7 @@ pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
 pub use session::{Delivered, Session};
 pub use stats::{Ns3DirectionStats, Ns3Drops, Ns3Stats};
 pub use tcp::{MAX_FLOWS_PER_PAIR, MAX_SEGMENT_BYTES, TcpBulk, TcpFlowReport, TcpVariant};
+pub use trace::{MAX_COORDINATE_M, MAX_SPEED_MPS, MAX_TIME_S, MAX_TRACE_BYTES};
 
 /// The behaviour revision of the backend (the C++ shim, the network it builds, the lock-step):
 /// raised whenever the same config and seed would run another network, so that a result made

@@ -306,6 +306,7 @@ mod tests {
             name: "test.toml".into(),
             default_name: "test".into(),
             text: text.into(),
+            dir: None,
         }
     }
 

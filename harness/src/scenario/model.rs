@@ -200,6 +200,9 @@ pub struct Source {
     pub default_name: String,
     /// The TOML text.
     pub text: String,
+    /// The directory relative paths in the text are read from: the scenario file's (`None`
+    /// for a preset or a text given whole, whose relative paths are the working directory's).
+    pub dir: Option<std::path::PathBuf>,
 }
 
 impl Source {
@@ -213,6 +216,7 @@ impl Source {
                 .map(|s| s.to_string_lossy().into_owned())
                 .unwrap_or_else(|| "scenario".to_owned()),
             text,
+            dir: path.parent().map(std::path::Path::to_path_buf),
         })
     }
 }

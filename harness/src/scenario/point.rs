@@ -367,8 +367,20 @@ impl Context<'_> {
                         ),
                     ));
                 }
-                let config = backend::resolve(&backend::inherited(link), file.ns3.as_ref())
+                let mut config = backend::resolve(&backend::inherited(link), file.ns3.as_ref())
                     .map_err(|e| self.field_error("ns3", format!("ns3: {e}{at}")))?;
+                // A trace named in the file is read beside the file, like any path in it; one
+                // given on the command line (`--ns3 topology.path=...`) from the working
+                // directory.
+                let from_flag = self.overrides.iter().any(|o| {
+                    o.key == "ns3" || o.key == "ns3.topology" || o.key.starts_with("ns3.topology.")
+                });
+                if let (netsim_ns3::Topology::Ns2Trace { path }, Some(dir), false) =
+                    (&mut config.topology, &self.source.dir, from_flag)
+                    && path.is_relative()
+                {
+                    *path = dir.join(&*path);
+                }
                 config.validate().map_err(|e| {
                     let field = match &e {
                         netsim::ConfigError::OutOfRange { field, .. }
