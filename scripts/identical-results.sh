@@ -4,7 +4,9 @@
 # ledger) is. The JSON report is deterministic (the same command and seeds give the same bytes).
 #
 # Usage: scripts/identical-results.sh OLD_HARNESS NEW_HARNESS OUT_DIR [--quick]
-#   OUT_DIR must not exist (nothing is overwritten). --quick runs one seed of each.
+#   OUT_DIR must not exist (nothing is overwritten); it appears only when the comparison
+#   finished (the work is done in OUT_DIR.partial.XXXXXX, removed if interrupted or failed).
+#   --quick runs one seed of each.
 # Experiments: the demo (quinn), PETRA's Table 4.2 grid (quinn and noq), and, when both
 # binaries have the ns3 feature, ns3-chain on quinn and noq. On noq every controller but bbr3
 # runs: noq's BBRv3 draws from an RNG noq 1.4 does not let us seed, so its runs (marked
@@ -13,17 +15,25 @@
 # the shard files must hold the same lines (in the order the runs finished).
 set -euo pipefail
 
-if [ $# -lt 3 ]; then
-  sed -n '2,13p' "$0" >&2
+if [ $# -lt 3 ] || [ $# -gt 4 ] || { [ $# -eq 4 ] && [ "$4" != --quick ]; }; then
+  sed -n '2,15p' "$0" >&2
   exit 2
 fi
-old=$1 new=$2 out=$3
+old=$1 new=$2 final=$3
 seeds=3
 [ "${4:-}" = --quick ] && seeds=1
-if [ -e "$out" ]; then
-  echo "$out exists: give a new directory (nothing is overwritten)" >&2
+for bin in "$old" "$new"; do
+  if [ ! -x "$bin" ] || [ -d "$bin" ]; then
+    echo "$bin is not an executable (give two harness binaries)" >&2
+    exit 2
+  fi
+done
+if [ -e "$final" ]; then
+  echo "$final exists: give a new directory (nothing is overwritten)" >&2
   exit 2
 fi
+out=$(mktemp -d "${final%/}.partial.XXXXXX")
+trap 'rm -rf "$out"' EXIT
 mkdir -p "$out/old" "$out/new"
 
 noq_controllers=$("$new" controllers | awk '/^[a-z]/ && $1 !~ /^(bbr|bbr3|tcp-.*)$/ {print $1}' | paste -sd, -)
@@ -54,7 +64,7 @@ for e in "${experiments[@]}"; do
   if cmp -s "$out/old/$name.json" "$out/new/$name.json"; then
     echo "identical: $name ($(wc -c <"$out/new/$name.json") bytes)"
   else
-    echo "DIFFERENT: $name (diff $out/old/$name.json $out/new/$name.json)"
+    echo "DIFFERENT: $name (diff $final/old/$name.json $final/new/$name.json)"
     status=1
   fi
 done
@@ -74,7 +84,9 @@ done
 if $same; then
   echo "identical: demo sweep in two shards, merged"
 else
-  echo "DIFFERENT: demo sweep (diff -r $out/old/sweep $out/new/sweep)"
+  echo "DIFFERENT: demo sweep (diff -r $final/old/sweep $final/new/sweep)"
   status=1
 fi
+mv "$out" "$final"
+trap - EXIT
 exit $status

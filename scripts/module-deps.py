@@ -48,15 +48,36 @@ def referenced(text: str, here: list[str]) -> set[tuple[str, ...]]:
     return out
 
 
+def usage(message: str) -> int:
+    print(f"module-deps.py: {message}", file=sys.stderr)
+    print(__doc__.strip().splitlines()[0] if __doc__ else "", file=sys.stderr)
+    return 2
+
+
 def main() -> int:
     args = sys.argv[1:]
     check = "--check" in args
     depth = 1
     if "--depth" in args:
-        depth = int(args[args.index("--depth") + 1])
+        at = args.index("--depth") + 1
+        try:
+            depth = int(args[at])
+        except (IndexError, ValueError):
+            return usage("--depth takes a whole number from 1 up")
+        if depth < 1:
+            return usage(f"--depth {depth}: it must be 1 or more")
+    unknown = [a for a in args if a.startswith("--") and a not in ("--check", "--depth")]
+    if unknown:
+        return usage(f"unknown option {unknown[0]} (options: --depth N, --check)")
     positional = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] != "--depth")]
+    if len(positional) > 1:
+        return usage(f"one source directory, not {len(positional)}: {' '.join(positional)}")
     src = Path(positional[0] if positional else "harness/src")
+    if not src.is_dir():
+        return usage(f"{src} is not a directory (give a crate's src directory)")
     files = sorted(src.rglob("*.rs"))
+    if not files:
+        return usage(f"{src} holds no .rs file: nothing to check")
     modules = {tuple(module_of(src, f)) for f in files}
 
     def resolve(path: tuple[str, ...]) -> tuple[str, ...] | None:
