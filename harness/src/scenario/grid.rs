@@ -356,7 +356,7 @@ struct Ns3Identity<'a> {
     environment: std::collections::BTreeMap<&'static str, Option<String>>,
 }
 
-/// The version of the run identity's layout, in every id: raised whenever [`Identity`] changes
+/// The version of the run identity's layout, in every id: raised whenever the hashed `Identity` changes
 /// what it holds.
 pub const IDENTITY_SCHEME: u32 = 2;
 
@@ -413,7 +413,7 @@ fn ns3_identity(config: &netsim_ns3::Ns3Config) -> Result<Ns3Identity<'_>, Strin
 }
 
 /// The stable run id of `controller` with `seed` on the point `scenario`: a hash of everything
-/// that can change the run's bytes ([`Identity`]), as 16 hex digits. Errors when a file the
+/// that can change the run's bytes (the private `Identity`), as 16 hex digits. Errors when a file the
 /// scenario reads cannot be read, or a controller cannot be resolved.
 /// Here rather than on [`crate::run::spec::RunSpec`] so that a grid can refuse two equal runs
 /// without building its runs.
