@@ -9,7 +9,8 @@
 //! ```
 //!
 //! The server makes a self-signed certificate for `localhost` and writes it to `--cert`
-//! (default `bulk-cert.der`), which the client trusts. The client sends `--bytes` on one stream
+//! (default `bulk-cert.der`; a new file, never another server's, removed on Ctrl-C), which the
+//! client trusts. The client sends `--bytes` on one stream
 //! and prints the goodput and the port's loss signals. Client and server may run different
 //! stacks (`--stack` on each): quinn and noq speak the same QUIC. Put `netsim-relay` between
 //! them to watch a port on an emulated MANET path in real time (netsim/README.md).
@@ -46,9 +47,12 @@ enum Stack {
 enum Role {
     /// Accept connections and read each stream to its end.
     Server {
+        /// The address to listen on (port 0: one the system picks, printed).
         #[arg(long, default_value = "127.0.0.1:4433")]
         listen: SocketAddr,
-        /// Where to write the self-signed certificate for the client.
+        /// Where to write the self-signed certificate for the client: a new file (an existing
+        /// one, perhaps another server's, is never overwritten), removed when the server stops
+        /// on Ctrl-C.
         #[arg(long, default_value = "bulk-cert.der")]
         cert: PathBuf,
     },
@@ -73,8 +77,9 @@ struct Sending {
     /// The sender's controller: karak, petra, ub, sackfew or abra.
     #[arg(long, default_value = "karak")]
     controller: String,
-    /// Bytes to send.
-    #[arg(long, default_value_t = 10_000_000)]
+    /// Bytes to send (1 to 10^12).
+    #[arg(long, default_value_t = 10_000_000,
+          value_parser = clap::value_parser!(u64).range(1..=1_000_000_000_000))]
     bytes: u64,
     /// Stop writing after this long (e.g. 30s), then finish the stream, even if fewer than
     /// `--bytes` were written.
@@ -182,6 +187,27 @@ fn server_tls() -> Result<(rustls::ServerConfig, CertificateDer<'static>), Error
     Ok((tls, der))
 }
 
+/// Writes `bytes` to a new file at `path`: an existing file is another server's certificate, or
+/// something else, and is left alone.
+fn write_new(path: &std::path::Path, bytes: &[u8]) -> Result<(), Error> {
+    use std::io::Write;
+    let mut file = std::fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(path)
+        .map_err(|e| match e.kind() {
+            std::io::ErrorKind::AlreadyExists => format!(
+                "--cert {} exists (another server's certificate?): give another --cert, or \
+                 remove it if no server uses it",
+                path.display()
+            ),
+            _ => format!("cannot create the certificate {}: {e}", path.display()),
+        })?;
+    file.write_all(bytes)
+        .map_err(|e| format!("cannot write the certificate {}: {e}", path.display()))?;
+    Ok(())
+}
+
 /// A TLS 1.3 client config that trusts `cert` only.
 fn client_tls(cert: CertificateDer<'static>) -> Result<rustls::ClientConfig, Error> {
     let mut roots = rustls::RootCertStore::empty();
@@ -224,10 +250,21 @@ macro_rules! stack {
                 match role {
                     Role::Server { listen, cert } => {
                         let (server, der) = server(listen)?;
-                        std::fs::write(&cert, &der)?;
-                        println!("listening on {listen}; certificate in {}", cert.display());
+                        write_new(&cert, &der)?;
+                        println!(
+                            "listening on {}; certificate in {}",
+                            server.local_addr()?,
+                            cert.display()
+                        );
                         loop {
-                            let Some(incoming) = server.accept().await else {
+                            let incoming = tokio::select! {
+                                incoming = server.accept() => incoming,
+                                _ = tokio::signal::ctrl_c() => None,
+                            };
+                            let Some(incoming) = incoming else {
+                                std::fs::remove_file(&cert).map_err(|e| {
+                                    format!("cannot remove {}: {e}", cert.display())
+                                })?;
                                 return Ok(());
                             };
                             tokio::spawn(async move {
@@ -242,7 +279,15 @@ macro_rules! stack {
                         connect,
                         cert,
                         send: s,
-                    } => send(connect, CertificateDer::from(std::fs::read(&cert)?), &s).await,
+                    } => {
+                        let der = std::fs::read(&cert).map_err(|e| {
+                            format!(
+                                "cannot read the server's certificate {}: {e}",
+                                cert.display()
+                            )
+                        })?;
+                        send(connect, CertificateDer::from(der), &s).await.map(drop)
+                    }
                     Role::Loopback { send: s } => {
                         let (server, der) = server("127.0.0.1:0".parse()?)?;
                         let addr = server.local_addr()?;
@@ -250,12 +295,14 @@ macro_rules! stack {
                             let incoming = server.accept().await.ok_or("server closed")?;
                             receive(incoming).await
                         });
-                        send(addr, der, &s).await?;
+                        // With --duration the client may stop early: what it sent must arrive.
+                        let sent = send(addr, der, &s).await?;
                         let received = receiver.await??;
-                        if received != s.bytes {
-                            return Err(
-                                format!("the server read {received} of {} bytes", s.bytes).into()
-                            );
+                        if received != sent {
+                            return Err(format!(
+                                "the server read {received} of the {sent} bytes sent"
+                            )
+                            .into());
                         }
                         Ok(())
                     }
@@ -282,13 +329,13 @@ macro_rules! stack {
                 Ok(total)
             }
 
-            /// Sends `s.bytes` to `server` with the port `s.controller`, then prints what
-            /// happened.
+            /// Sends `s.bytes` to `server` with the port `s.controller` (fewer if `s.duration`
+            /// ends first), then prints what happened; returns the bytes sent.
             async fn send(
                 server: SocketAddr,
                 cert: CertificateDer<'static>,
                 s: &Sending,
-            ) -> Result<(), Error> {
+            ) -> Result<u64, Error> {
                 let factory = $port_factory(&s.controller)
                     .ok_or_else(|| format!("--controller {}: not a port", s.controller))?;
                 let mut transport = TransportConfig::default();
@@ -369,7 +416,7 @@ macro_rules! stack {
                 }
                 connection.close(0u32.into(), b"done");
                 client.wait_idle().await;
-                Ok(())
+                Ok(sent)
             }
 
             /// The port's loss-signal counts, whichever port the controller runs.
