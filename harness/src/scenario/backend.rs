@@ -100,6 +100,40 @@ pub fn resolve(base: &Ns3Config, table: Option<&Table>) -> Result<Ns3Config, Str
     let Some(table) = table else {
         return Ok(base.clone());
     };
+    apply(base, table).map_err(|e| match first_unreadable(base, table) {
+        // serde's message names the type, not the key: name the key that carries it.
+        Some((key, value)) => format!("{key} = {value}: {e}"),
+        None => e,
+    })
+}
+
+/// Every leaf of `table` as a dotted key and its value (a table's fields, not the table).
+fn leaves(table: &Table, prefix: &str, out: &mut Vec<(String, Value)>) {
+    for (key, value) in table {
+        let path = if prefix.is_empty() {
+            key.clone()
+        } else {
+            format!("{prefix}.{key}")
+        };
+        match value {
+            // A model's table (topology, propagation) reads as a whole.
+            Value::Table(t) if !t.contains_key("model") => leaves(t, &path, out),
+            other => out.push((path, other.clone())),
+        }
+    }
+}
+
+/// The first leaf of `table` that alone makes `base` unreadable.
+fn first_unreadable(base: &Ns3Config, table: &Table) -> Option<(String, Value)> {
+    let mut all = Vec::new();
+    leaves(table, "", &mut all);
+    all.into_iter().find(|(key, value)| {
+        let mut one = Table::new();
+        tomldoc::set_path(&mut one, key, value.clone()).is_ok() && apply(base, &one).is_err()
+    })
+}
+
+fn apply(base: &Ns3Config, table: &Table) -> Result<Ns3Config, String> {
     let mut doc = match Value::try_from(base) {
         Ok(Value::Table(doc)) => doc,
         Ok(_) | Err(_) => return Err("cannot represent the ns-3 scenario as TOML".to_owned()),
