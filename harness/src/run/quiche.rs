@@ -25,7 +25,6 @@ mod imp {
     use quinn::TransportConfig;
 
     use crate::metrics::{FlowMetrics, LinkSummary, RunResult};
-    use crate::registry;
     use crate::run::result::{Measured, result};
     use crate::run::spec::{RunOptions, RunSpec};
     use crate::scenario::{Scenario, Transfer};
