@@ -129,19 +129,27 @@ fn bad_flow_descriptions_are_refused_by_field() {
 }
 
 #[test]
-fn the_default_closes_the_black_hole_and_old_configs_read_as_stock_aodv() {
+fn the_default_closes_the_black_hole_and_every_config_is_written_whole() {
     assert!(!Ns3Config::default().aodv.gratuitous_reply);
-    // A config written before the setting existed (no `aodv` table) ran ns-3's stock AODV.
-    let old: Ns3Config = serde_json::from_str(r#"{"nodes": 5}"#).unwrap();
-    assert!(old.aodv.gratuitous_reply);
-    let text = serde_json::to_string(&old).unwrap();
+    // A config that leaves AODV out reads as the default, and every config is written with
+    // every field (the harness hashes it into run ids: no default may hide).
+    let short: Ns3Config = serde_json::from_str(r#"{"nodes": 5}"#).unwrap();
+    assert!(!short.aodv.gratuitous_reply);
+    let text = serde_json::to_string(&short).unwrap();
+    for field in [
+        "\"aodv\":{\"gratuitous_reply\":false}",
+        "\"sources\":1",
+        "\"arp\":",
+    ] {
+        assert!(text.contains(field), "{field} missing: {text}");
+    }
+    let stock = serde_json::to_string(&Ns3Config {
+        aodv: netsim_ns3::AodvConfig::stock(),
+        ..Ns3Config::default()
+    })
+    .unwrap();
     assert!(
-        !text.contains("\"aodv\":"),
-        "stock AODV is written as before: {text}"
-    );
-    let new = serde_json::to_string(&Ns3Config::default()).unwrap();
-    assert!(
-        new.contains(r#""aodv":{"gratuitous_reply":false}"#),
-        "{new}"
+        stock.contains(r#""aodv":{"gratuitous_reply":true}"#),
+        "{stock}"
     );
 }
