@@ -91,6 +91,12 @@ fn check_reports_current_files_and_names_what_makes_one_stale() {
             && out.contains("controller karak: revision.port is 0 in the file and 1 in this build"),
         "{out}"
     );
+    // Which runs are current and which are not.
+    assert!(out.contains("newreno: 1 runs current"), "{out}");
+    assert!(
+        out.contains("karak: 1 runs stale (controller karak: revision.port is 0"),
+        "{out}"
+    );
 }
 
 #[test]

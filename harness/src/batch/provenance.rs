@@ -137,26 +137,34 @@ impl Provenance {
     /// The first fact of this provenance that this build would not reproduce, or `None` when
     /// every run it covers is current.
     pub fn stale(&self) -> Option<Stale> {
-        if self.scheme != IDENTITY_SCHEME {
-            return Some(Stale {
-                field: "the run-identity scheme".to_owned(),
-                stored: self.scheme.to_string(),
-                current: IDENTITY_SCHEME.to_string(),
-            });
-        }
-        self.controllers
-            .iter()
-            .find_map(ControllerFact::stale)
-            .or_else(|| {
-                self.software.iter().find_map(|(key, stored)| {
-                    let current = software_fact(key).unwrap_or_else(|| "unknown".to_owned());
-                    (&current != stored).then(|| Stale {
-                        field: key.clone(),
-                        stored: stored.clone(),
-                        current,
-                    })
-                })
+        self.scheme_stale()
+            .or_else(|| self.controllers.iter().find_map(ControllerFact::stale))
+            .or_else(|| self.software_stale())
+    }
+
+    fn scheme_stale(&self) -> Option<Stale> {
+        (self.scheme != IDENTITY_SCHEME).then(|| Stale {
+            field: "the run-identity scheme".to_owned(),
+            stored: self.scheme.to_string(),
+            current: IDENTITY_SCHEME.to_string(),
+        })
+    }
+
+    /// The first fact that every run shares (the identity scheme, a stack's version, netsim's
+    /// or ns-3's) that this build would not reproduce: then no run of the file is current.
+    pub fn shared_stale(&self) -> Option<Stale> {
+        self.scheme_stale().or_else(|| self.software_stale())
+    }
+
+    fn software_stale(&self) -> Option<Stale> {
+        self.software.iter().find_map(|(key, stored)| {
+            let current = software_fact(key).unwrap_or_else(|| "unknown".to_owned());
+            (&current != stored).then(|| Stale {
+                field: key.clone(),
+                stored: stored.clone(),
+                current,
             })
+        })
     }
 }
 

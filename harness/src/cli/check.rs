@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::args::CheckArgs;
 use super::print_stdout;
-use crate::batch::result_file::{check_current, read_results_if_started};
+use crate::batch::result_file::{FORMAT, ResultFile, check_current, read_results_if_started};
 use crate::error::{HarnessError, Result};
 
 /// Every `.jsonl` file under `inputs` (directories searched recursively), sorted.
@@ -52,6 +52,31 @@ fn result_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
     Ok(files)
 }
 
+/// A stale file's runs by controller: which are current and which are not (a stale software
+/// fact, or an older format, makes every run stale).
+fn by_controller(file: &ResultFile) -> String {
+    let Some(provenance) = file
+        .header
+        .provenance
+        .as_ref()
+        .filter(|_| file.header.format == FORMAT)
+    else {
+        return format!("         all {} runs (an older format)\n", file.runs.len());
+    };
+    let shared = provenance.shared_stale();
+    let mut out = String::new();
+    for fact in &provenance.controllers {
+        let label = fact.spec.label();
+        let runs = file.runs.iter().filter(|r| r.controller == label).count();
+        let verdict = match shared.clone().or_else(|| fact.stale()) {
+            None => "current".to_owned(),
+            Some(why) => format!("stale ({why})"),
+        };
+        out.push_str(&format!("         {label}: {runs} runs {verdict}\n"));
+    }
+    out
+}
+
 pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
     let files = result_files(&args.inputs)?;
     let mut report = String::new();
@@ -69,6 +94,9 @@ pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
             Err(e) => {
                 stale += 1;
                 report.push_str(&format!("STALE    {}: {e}\n", path.display()));
+                if let Ok(Some(file)) = read_results_if_started(path) {
+                    report.push_str(&by_controller(&file));
+                }
             }
         }
     }
