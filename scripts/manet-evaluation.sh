@@ -9,9 +9,18 @@
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature).
 set -euo pipefail
+if [ $# -gt 1 ]; then
+  echo "usage: $0 [OUT_DIR]" >&2
+  exit 2
+fi
+# OUT_DIR and HARNESS are the caller's (relative to where the command runs); the defaults are
+# this repository's.
+out=${1:+$(realpath -m -- "$1")}
+harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
+reidentify_from=${REIDENTIFY_FROM:+$(realpath -m -- "$REIDENTIFY_FROM")}
 cd "$(dirname "$0")/.."
-out=${1:-results/manet}
-harness=${HARNESS:-target/release/harness}
+out=${out:-results/manet}
+harness=${harness:-target/release/harness}
 if [ -z "${HARNESS:-}" ]; then
   cargo build --release -p harness --features ns3 --locked
 fi
@@ -24,7 +33,7 @@ baselines_noq=newreno,cubic,bbr3,manet
 sweep() { # name, then harness sweep arguments
   local name=$1
   shift
-  if [ -n "${REIDENTIFY_FROM:-}" ]; then
+  if [ -n "$reidentify_from" ]; then
     local args=() skip=false arg
     for arg in "$@"; do
       if $skip; then
@@ -40,7 +49,7 @@ sweep() { # name, then harness sweep arguments
       return
     fi
     echo "== $name"
-    "$harness" sweep "${args[@]}" --jobs "$jobs" --reidentify "$REIDENTIFY_FROM/$name" \
+    "$harness" sweep "${args[@]}" --jobs "$jobs" --reidentify "$reidentify_from/$name" \
       --verify "${VERIFY:-1}" --out "$out/$name" >/dev/null
     return
   fi
@@ -159,6 +168,6 @@ papers_ns3 abra-speed-ns3 abra-speed-ns3-with-tcp newreno,cubic,bbr,abra,tcp-new
 papers_ns3 sackfew-nodes-ns3 sackfew-nodes-ns3 newreno,cubic,bbr,sackfew
 papers_ns3 abra-nodes-ns3 abra-nodes-ns3 newreno,cubic,bbr,abra
 # The report (docs/results/manet.md when OUT_DIR is results/manet).
-if [ -z "${REIDENTIFY_FROM:-}" ]; then
+if [ -z "$reidentify_from" ]; then
   scripts/manet-report.sh "$out"
 fi

@@ -4,8 +4,19 @@
 # Usage: scripts/manet-report.sh [RESULTS_DIR] > docs/results/manet.md; CI regenerates it and
 # fails on any difference (.ci/run).
 set -euo pipefail
+if [ $# -gt 1 ]; then
+  echo "usage: $0 [RESULTS_DIR]" >&2
+  exit 2
+fi
+# A directory given is the caller's (relative to where the command runs); the default is
+# this repository's.
+out=${1:+$(realpath -m -- "$1")}
 cd "$(dirname "$0")/.."
-out=${1:-results/manet}
+out=${out:-results/manet}
+if [ ! -d "$out/quinn" ] || [ ! -d "$out/noq" ]; then
+  echo "$out is not the composite's results directory (no quinn/ and noq/ in it)" >&2
+  exit 2
+fi
 fixed=()
 for packets in 2 3 4 5; do
   fixed+=(--fixed "$out/quinn/ns3-chain-fixed-$packets")

@@ -9,14 +9,20 @@
 # Usage: scripts/reidentify-results.sh NEW_DIR [VERIFY] (VERIFY default 1); HARNESS=path (default
 # target/release/harness, built with the ns3 feature); JOBS (default 2).
 set -euo pipefail
-cd "$(dirname "$0")/.."
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 NEW_DIR [VERIFY]" >&2
   exit 2
 fi
-new=$1
+# NEW_DIR and HARNESS are the caller's (relative to where the command runs).
+new=$(realpath -m -- "$1")
 verify=${2:-1}
-harness=${HARNESS:-target/release/harness}
+harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
+cd "$(dirname "$0")/.."
+harness=${harness:-target/release/harness}
+if [ -e "$new" ] && [ "$(realpath -- "$new")" = "$(realpath -- results)" ]; then
+  echo "NEW_DIR is results/ itself: give a new directory (nothing is overwritten)" >&2
+  exit 2
+fi
 jobs=${JOBS:-2}
 eight=newreno,cubic,bbr,karak,petra,ub,sackfew,abra
 stock=(--ns3 aodv.gratuitous_reply=true)
@@ -72,6 +78,11 @@ for d in 500ms 1s 2s 4s; do
 done
 reid karak-ber-netsim --preset karak-ber --controllers newreno,karak --seeds 5
 reid karak-ber-netsim-mac --preset karak-ber --controllers newreno,karak --seeds 5 --link 'mac={}'
+# Every directory of results/ (but manet, scripts/manet-evaluation.sh's) must be listed above.
+for dir in $(cd results && find . -name '*.jsonl' -not -path './manet/*' -printf '%h\n' | sort -u); do
+  dir=${dir#./}
+  [ -e "$new/$dir" ] || failed+=("$dir (not listed in this script)")
+done
 if [ ${#failed[@]} -gt 0 ]; then
   echo "not re-identified (rerun them): ${failed[*]}" >&2
   exit 1
