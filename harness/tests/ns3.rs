@@ -207,6 +207,34 @@ mod with_ns3 {
     }
 
     #[test]
+    fn netsim_s_link_and_path_settings_are_refused_on_ns3_not_ignored() {
+        for (flag, value, needle) in [
+            (
+                "--link",
+                "both.rate=5Mbps",
+                "sets netsim's link (link.both.rate)",
+            ),
+            (
+                "--link",
+                "both.delay=10ms",
+                "sets netsim's link (link.both.delay)",
+            ),
+            ("--path", "on-off", "sets netsim's path model (on_off)"),
+            (
+                "--trace-file",
+                "up.trace",
+                "sets netsim's path model (trace)",
+            ),
+        ] {
+            refused(
+                &["run", "--preset", "ns3-chain", flag, value],
+                &[("up.trace", "0 up 2\n")],
+                &[flag, needle, "does not use"],
+            );
+        }
+    }
+
+    #[test]
     fn worker_processes_log_at_the_parent_s_level() {
         let dir = tempfile::tempdir().unwrap();
         let args = [

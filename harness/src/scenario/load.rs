@@ -276,20 +276,45 @@ fn check_backend_overrides(points: &[Scenario], overrides: &[Override]) -> Resul
             None => Ok(()),
         };
     }
+    let under = |key: &str, prefix: &str| key == prefix || key.starts_with(&format!("{prefix}."));
     let direction = |key: &str| {
-        ["link.a_to_b", "link.b_to_a", "link.mac"]
+        ["link.both", "link.a_to_b", "link.b_to_a", "link.mac"]
             .iter()
-            .any(|prefix| key.starts_with(prefix))
+            .any(|prefix| under(key, prefix))
     };
-    match overrides.iter().find(|o| direction(&o.key)) {
-        Some(o) => Err(HarnessError::bad_input(format!(
+    if let Some(o) = overrides.iter().find(|o| direction(&o.key)) {
+        return Err(HarnessError::bad_input(format!(
             "{}: sets netsim's link ({}), which the ns-3 backend does not use: there the 802.11 \
              MAC and PHY carry the datagrams (set them with --ns3, e.g. --ns3 \
              wifi.data_rate_mbps=11 or --ns3 wifi.queue_packets=100)",
             o.flag, o.key
-        ))),
-        None => Ok(()),
+        )));
     }
+    // Of netsim's path models only mobility carries over to ns-3 (its terrain and movement);
+    // a trace, on/off or always-up path would be dropped for ns-3's default MANET.
+    let netsim_path = points
+        .iter()
+        .filter(|p| !p.backend.is_netsim())
+        .find(|p| !matches!(p.link.path, netsim::PathModelConfig::Mobility(_)));
+    if let (Some(point), Some(o)) = (
+        netsim_path,
+        overrides.iter().find(|o| under(&o.key, "link.path")),
+    ) {
+        return Err(HarnessError::bad_input(format!(
+            "{}: sets netsim's path model ({}), which the ns-3 backend does not use: only \
+             netsim's mobility model carries over to ns-3 (point `{}`); set ns-3's topology with \
+             --ns3, e.g. --ns3 'topology={{model=\"chain\", spacing=200.0}}'",
+            o.flag,
+            match point.link.path {
+                netsim::PathModelConfig::AlwaysUp {} => "always_up",
+                netsim::PathModelConfig::OnOff(_) => "on_off",
+                netsim::PathModelConfig::Mobility(_) => "mobility",
+                netsim::PathModelConfig::Trace(_) => "trace",
+            },
+            point.point
+        )));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
