@@ -466,11 +466,13 @@ fn tcp_entries() -> Vec<ControllerInfo> {
                 ),
                 TcpVariant::Westwood => (
                     "tcp-westwood",
-                    "ns-3's own TCP Westwood, not QUIC; the ns-3 backend only",
+                    "ns-3's own TCP Westwood, not QUIC; the ns-3 backend only; removed from ns-3 \
+                     in 3.38 for a bandwidth-estimation bug (GitLab issue 579): no yardstick",
                 ),
                 TcpVariant::WestwoodPlus => (
                     "tcp-westwoodplus",
-                    "ns-3's own TCP Westwood+, not QUIC; the ns-3 backend only",
+                    "ns-3's own TCP Westwood+, not QUIC; the ns-3 backend only; removed from \
+                     ns-3 in 3.38 for a bandwidth-estimation bug (GitLab issue 579): no yardstick",
                 ),
             };
             ControllerInfo {
