@@ -40,6 +40,17 @@ impl Stack {
             Self::Tcp => "tcp",
         }
     }
+
+    /// The crate (or program) that implements this stack and the version of it this harness
+    /// was built with: `("quinn-proto", "0.11.19")`, `("ns-3 tcp", "3.37")`.
+    pub fn crate_version(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Quinn => ("quinn-proto", env!("HARNESS_QUINN_PROTO_VERSION")),
+            Self::Noq => ("noq-proto", env!("HARNESS_NOQ_PROTO_VERSION")),
+            Self::Quiche => ("quiche", env!("HARNESS_QUICHE_VERSION")),
+            Self::Tcp => ("ns-3 tcp", netsim_ns3::ns3_version()),
+        }
+    }
 }
 
 impl fmt::Display for Stack {

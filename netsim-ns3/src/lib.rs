@@ -101,6 +101,18 @@ pub fn ns3_version() -> &'static str {
 /// identity holds their values.
 pub const NS3_ENVIRONMENT: [&str; 2] = ["NS_ATTRIBUTE_DEFAULT", "NS_GLOBAL_VALUE"];
 
+/// Each of [`NS3_ENVIRONMENT`] as this process holds it (`None` where unset), as ns-3 would
+/// read it.
+pub fn ns3_environment() -> std::collections::BTreeMap<&'static str, Option<String>> {
+    NS3_ENVIRONMENT
+        .into_iter()
+        .map(|v| {
+            let value = std::env::var_os(v).map(|s| s.to_string_lossy().into_owned());
+            (v, value)
+        })
+        .collect()
+}
+
 /// Whether this build has ns-3 (the `ns3` feature).
 pub const AVAILABLE: bool = cfg!(feature = "ns3");
 

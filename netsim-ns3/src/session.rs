@@ -108,12 +108,12 @@ impl Session {
             return Err(Error::Unavailable);
         }
         // ns-3 reads these from the environment, outside the config and the seed.
-        for variable in crate::NS3_ENVIRONMENT {
-            if let Some(value) = std::env::var_os(variable) {
+        for (variable, value) in crate::ns3_environment() {
+            if let Some(value) = value {
                 tracing::warn!(
                     target: "netsim_ns3",
                     variable,
-                    value = %value.to_string_lossy(),
+                    value = %value,
                     "ns-3 applies this environment variable: the run depends on it, not only on its config and seed"
                 );
             }

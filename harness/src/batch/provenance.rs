@@ -72,10 +72,8 @@ fn software_fact(key: &str) -> Option<String> {
         return Some(stack_version(stack));
     }
     if let Some(variable) = key.strip_prefix("env ") {
-        if !netsim_ns3::NS3_ENVIRONMENT.contains(&variable) {
-            return None;
-        }
-        return Some(std::env::var(variable).unwrap_or_else(|_| UNSET.to_owned()));
+        let value = netsim_ns3::ns3_environment().remove(variable)?;
+        return Some(value.unwrap_or_else(|| UNSET.to_owned()));
     }
     match key {
         "netsim" => Some(netsim::REVISION.to_string()),

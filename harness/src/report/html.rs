@@ -16,6 +16,7 @@ use super::table::{self, Table};
 use super::{ReportMeta, SummaryRow};
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
+use crate::stack::Stack;
 
 /// Where a report came from, for its last section.
 #[derive(Clone, Debug, PartialEq)]
@@ -34,22 +35,11 @@ impl Provenance {
             .map(|a| shell_quote(&a))
             .collect::<Vec<_>>()
             .join(" ");
-        let mut versions = vec![
-            ("harness".to_owned(), crate::VERSION.to_owned()),
-            (
-                "quinn-proto".to_owned(),
-                env!("HARNESS_QUINN_PROTO_VERSION").to_owned(),
-            ),
-            (
-                "noq-proto".to_owned(),
-                env!("HARNESS_NOQ_PROTO_VERSION").to_owned(),
-            ),
-        ];
-        if cfg!(feature = "quiche") {
-            versions.push((
-                "quiche".to_owned(),
-                env!("HARNESS_QUICHE_VERSION").to_owned(),
-            ));
+        let quiche = cfg!(feature = "quiche").then_some(Stack::Quiche);
+        let mut versions = vec![("harness".to_owned(), crate::VERSION.to_owned())];
+        for stack in [Stack::Quinn, Stack::Noq].into_iter().chain(quiche) {
+            let (krate, version) = stack.crate_version();
+            versions.push((krate.to_owned(), version.to_owned()));
         }
         if ns3 {
             versions.push((

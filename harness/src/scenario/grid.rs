@@ -362,18 +362,7 @@ pub const IDENTITY_SCHEME: u32 = 2;
 
 /// A stack's name with the version of its crate that this harness was built with.
 pub fn stack_version(stack: Stack) -> String {
-    let version = match stack {
-        Stack::Quinn => env!("HARNESS_QUINN_PROTO_VERSION"),
-        Stack::Noq => env!("HARNESS_NOQ_PROTO_VERSION"),
-        Stack::Quiche => env!("HARNESS_QUICHE_VERSION"),
-        Stack::Tcp => netsim_ns3::ns3_version(),
-    };
-    let krate = match stack {
-        Stack::Quinn => "quinn-proto",
-        Stack::Noq => "noq-proto",
-        Stack::Quiche => "quiche",
-        Stack::Tcp => "ns-3 tcp",
-    };
+    let (krate, version) = stack.crate_version();
     format!("{krate} {version}")
 }
 
@@ -394,15 +383,7 @@ fn ns3_identity(config: &netsim_ns3::Ns3Config) -> Result<Ns3Identity<'_>, Strin
         }
         _ => None,
     };
-    let environment = netsim_ns3::NS3_ENVIRONMENT
-        .into_iter()
-        .map(|v| {
-            (
-                v,
-                std::env::var_os(v).map(|s| s.to_string_lossy().into_owned()),
-            )
-        })
-        .collect();
+    let environment = netsim_ns3::ns3_environment();
     Ok(Ns3Identity {
         config,
         version: netsim_ns3::ns3_version(),
