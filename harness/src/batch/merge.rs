@@ -30,18 +30,38 @@ pub struct Merged {
 
 /// The `.jsonl` files named by `inputs` (directories are searched, not recursively), sorted.
 pub fn collect_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    collect(inputs, false)
+}
+
+/// [`collect_files`], searching directories recursively (`harness check results`).
+pub fn collect_files_recursively(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
+    collect(inputs, true)
+}
+
+/// The `.jsonl` files directly in `dir`, and with `recursive` in its subdirectories, sorted.
+fn files_in(dir: &Path, recursive: bool, out: &mut Vec<PathBuf>) -> Result<()> {
+    let entries = std::fs::read_dir(dir).map_err(|e| {
+        HarnessError::bad_input(format!("cannot read directory `{}`: {e}", dir.display()))
+    })?;
+    let mut found: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    found.sort();
+    for path in found {
+        if path.is_dir() {
+            if recursive {
+                files_in(&path, recursive, out)?;
+            }
+        } else if path.extension().is_some_and(|x| x == "jsonl") {
+            out.push(path);
+        }
+    }
+    Ok(())
+}
+
+fn collect(inputs: &[PathBuf], recursive: bool) -> Result<Vec<PathBuf>> {
     let mut files = Vec::new();
     for input in inputs {
         if input.is_dir() {
-            let entries = std::fs::read_dir(input).map_err(|e| {
-                HarnessError::bad_input(format!("cannot read directory `{}`: {e}", input.display()))
-            })?;
-            let mut found: Vec<PathBuf> = entries
-                .filter_map(|e| e.ok().map(|e| e.path()))
-                .filter(|p| p.extension().is_some_and(|x| x == "jsonl"))
-                .collect();
-            found.sort();
-            files.extend(found);
+            files_in(input, recursive, &mut files)?;
         } else if input.is_file() {
             files.push(input.clone());
         } else if input.exists() {

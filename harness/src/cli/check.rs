@@ -1,56 +1,9 @@
 //! `harness check`: which result files hold runs of this build, and which are stale.
 
-use std::path::{Path, PathBuf};
-
 use super::args::CheckArgs;
 use super::print_stdout;
 use crate::batch::result_file::{FORMAT, ResultFile, check_current, read_results_if_started};
 use crate::error::{HarnessError, Result};
-
-/// Every `.jsonl` file under `inputs` (directories searched recursively), sorted.
-fn result_files(inputs: &[PathBuf]) -> Result<Vec<PathBuf>> {
-    fn walk(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
-        let entries = std::fs::read_dir(dir).map_err(|e| {
-            HarnessError::bad_input(format!("cannot read directory `{}`: {e}", dir.display()))
-        })?;
-        for entry in entries {
-            let path = entry
-                .map_err(|e| {
-                    HarnessError::bad_input(format!(
-                        "cannot read directory `{}`: {e}",
-                        dir.display()
-                    ))
-                })?
-                .path();
-            if path.is_dir() {
-                walk(&path, out)?;
-            } else if path.extension().is_some_and(|x| x == "jsonl") {
-                out.push(path);
-            }
-        }
-        Ok(())
-    }
-    let mut files = Vec::new();
-    for input in inputs {
-        if input.is_dir() {
-            walk(input, &mut files)?;
-        } else if input.is_file() {
-            files.push(input.clone());
-        } else {
-            return Err(HarnessError::bad_input(format!(
-                "`{}` does not exist (give result files or directories)",
-                input.display()
-            )));
-        }
-    }
-    files.sort();
-    if files.is_empty() {
-        return Err(HarnessError::bad_input(
-            "no .jsonl result files found in the inputs",
-        ));
-    }
-    Ok(files)
-}
 
 /// A stale file's runs by controller: which are current and which are not (a stale software
 /// fact, or an older format, makes every run stale).
@@ -78,7 +31,7 @@ fn by_controller(file: &ResultFile) -> String {
 }
 
 pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
-    let files = result_files(&args.inputs)?;
+    let files = crate::batch::merge::collect_files_recursively(&args.inputs)?;
     let mut report = String::new();
     let (mut current, mut stale) = (0usize, 0usize);
     for path in &files {
