@@ -191,3 +191,131 @@ fn a_report_says_what_the_command_line_changed() {
         "{text}"
     );
 }
+
+/// Runs `args` in `dir`; it must be refused (exit 2) with every needle in its message, and no
+/// file under `dir` may have appeared, vanished or changed.
+fn refused_untouched(dir: &Path, args: &[&str], needles: &[&str]) {
+    let before = snapshot(dir);
+    let output = run_in(dir, args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{needle}` missing: {err}");
+    }
+    assert_eq!(snapshot(dir), before, "{args:?} changed files");
+}
+
+/// Every file under `dir` (symlinks as their targets' names) and its contents, sorted.
+fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.push((path, target.into_os_string().into_encoded_bytes()));
+            } else {
+                let text = std::fs::read(&path).unwrap();
+                out.push((path, text));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_dangling_symlink_is_the_file_it_will_create() {
+    let dir = tempfile::tempdir().unwrap();
+    std::os::unix::fs::symlink("x.json", dir.path().join("y.csv")).unwrap();
+    std::fs::create_dir(dir.path().join("d")).unwrap();
+    std::os::unix::fs::symlink("../m.md", dir.path().join("d/z.html")).unwrap();
+    for args in [
+        &["run", "--json", "x.json", "--csv", "y.csv"][..],
+        &["run", "--csv", "y.csv", "--json", "./x.json"],
+        &["run", "--markdown", "m.md", "--html", "d/z.html"],
+    ] {
+        let mut args = args.to_vec();
+        args.extend_from_slice(QUICK);
+        refused_untouched(dir.path(), &args, &["both name", "give each its own path"]);
+    }
+}
+
+#[test]
+fn a_file_output_cannot_be_a_file_an_output_directory_writes() {
+    let dir = tempfile::tempdir().unwrap();
+    for (args, dir_flag) in [
+        (
+            &["run", "--plot", "p", "--json", "p/goodput-demo.svg"][..],
+            "--plot `p`",
+        ),
+        (
+            &["run", "--plot", "p", "--csv", "./p/../p/cwnd.svg"],
+            "--plot `p`",
+        ),
+        (&["run", "--plot", "p", "--json", "p"], "both name"),
+        (
+            &[
+                "sweep",
+                "--out",
+                "o",
+                "--shard",
+                "1/2",
+                "--markdown",
+                "o/shard-0-of-2.jsonl",
+            ],
+            "--out `o`",
+        ),
+        (
+            &["sweep", "--out", "o", "--json", "o/shard-3-of-4.jsonl"],
+            "--out `o`",
+        ),
+    ] {
+        let mut args = args.to_vec();
+        args.extend_from_slice(QUICK);
+        refused_untouched(dir.path(), &args, &[dir_flag]);
+    }
+    // merge's --plot too.
+    let results = sweep_into(dir.path(), "r");
+    assert!(!results.is_empty());
+    refused_untouched(
+        dir.path(),
+        &["merge", "r", "--plot", "p", "--markdown", "p/x.svg"],
+        &["--plot `p`", "*.svg"],
+    );
+}
+
+#[test]
+fn an_output_directory_cannot_overwrite_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::create_dir(dir.path().join("p")).unwrap();
+    std::fs::write(dir.path().join("p/t.svg"), "0 up\n0.5 down\n0.7 up\n").unwrap();
+    let mut args = vec!["run", "--trace-file", "p/t.svg", "--plot", "p"];
+    args.extend_from_slice(QUICK);
+    refused_untouched(dir.path(), &args, &["--plot `p` would overwrite the input"]);
+}
+
+#[test]
+fn a_result_file_is_never_an_output() {
+    let dir = tempfile::tempdir().unwrap();
+    sweep_into(dir.path(), "r");
+    std::fs::copy(
+        dir.path().join("r/shard-0-of-1.jsonl"),
+        dir.path().join("copy.jsonl"),
+    )
+    .unwrap();
+    for flag in ["--json", "--csv", "--markdown", "--html"] {
+        let mut args = vec!["run", flag, "copy.jsonl"];
+        args.extend_from_slice(QUICK);
+        refused_untouched(dir.path(), &args, &["is a harness result file", flag]);
+    }
+    refused_untouched(
+        dir.path(),
+        &["merge", "r", "--jsonl", "copy.jsonl"],
+        &["is a harness result file"],
+    );
+}

@@ -262,6 +262,21 @@ pub fn shard_path(dir: &Path, shard: Shard) -> PathBuf {
     dir.join(format!("shard-{}-of-{}.jsonl", shard.index, shard.count))
 }
 
+/// Whether `name` is a shard's result-file name (`shard-I-of-N.jsonl`), of any shard.
+pub fn is_shard_file_name(name: &str) -> bool {
+    let Some(shard) = name
+        .strip_prefix("shard-")
+        .and_then(|rest| rest.strip_suffix(".jsonl"))
+    else {
+        return false;
+    };
+    shard.split_once("-of-").is_some_and(|(i, n)| {
+        [i, n]
+            .iter()
+            .all(|s| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit()))
+    })
+}
+
 /// Opens (creating or resuming) the result file for `header` in `dir`; returns the file, ready
 /// to append, and the results already in it. The file stays locked (`flock`, exclusive) while
 /// the returned handle lives, so a second process on the same shard (a job re-submitted while

@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
-use super::output::{ReportFiles, check_dir, check_distinct, check_file, given};
+use super::output::{ReportFiles, given};
+use super::paths::{OutputDir, check_collisions, check_dir, check_file};
 use super::{failed, print_stdout};
 use crate::batch::sweep;
 use crate::error::{HarnessError, Result};
@@ -13,7 +14,8 @@ use crate::{presets, registry};
 
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
-    args.output.check(&args.scenario.input_files(), &grid)?;
+    args.output
+        .check(&args.scenario.input_files(), &[], &grid)?;
     let specs = sweep::expand(&grid);
     let mut results = Vec::with_capacity(specs.len());
     let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
@@ -40,7 +42,8 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     inputs.extend(adopted.iter().map(|f| ("--adopt", f.as_path())));
     if let Some(old) = &args.reidentify {
         inputs.push(("--reidentify", old.as_path()));
-        args.output.check(&inputs, &grid)?;
+        args.output
+            .check(&inputs, &[OutputDir::sweep_out(&args.out)], &grid)?;
         let done = crate::batch::reidentify::reidentify(
             &grid,
             old,
@@ -85,7 +88,8 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
             .output
             .report(&done.header.meta, &done.runs, Some(&grid));
     }
-    args.output.check(&inputs, &grid)?;
+    args.output
+        .check(&inputs, &[OutputDir::sweep_out(&args.out)], &grid)?;
     let (header, results, failures) = sweep::sweep(
         &grid,
         &args.out,
@@ -111,7 +115,8 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
         .iter()
         .map(|f| ("a merged file", f.as_path()))
         .collect();
-    check_distinct(&outputs, &inputs)?;
+    let dirs: Vec<OutputDir<'_>> = args.plot.iter().map(|d| OutputDir::plot(d)).collect();
+    check_collisions(&outputs, &dirs, &inputs)?;
     for file in [
         &args.json,
         &args.csv,
@@ -167,7 +172,7 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
             .iter()
             .map(|f| ("a compared file", f.as_path()))
             .collect();
-        check_distinct(&[("--json", path)], &inputs)?;
+        check_collisions(&[("--json", path)], &[], &inputs)?;
         check_file(path)?;
     }
     type Loaded = (

@@ -1,7 +1,8 @@
 //! The command line: `run`, `sweep`, `merge`, `calibrate`, `presets`, `controllers`.
 //!
 //! Split by job: `args` declares the commands and their arguments; `overrides` turns the
-//! scenario flags into a grid; `output` writes tables, files and plots; `commands` runs each
+//! scenario flags into a grid; `output` writes tables, files and plots; `paths` checks where
+//! outputs land; `commands` runs each
 //! command.
 
 use std::io::Write as _;
@@ -16,6 +17,7 @@ mod commands;
 mod output;
 mod overrides;
 mod parse;
+mod paths;
 
 pub use args::*;
 use check::check_command;

@@ -1,32 +1,16 @@
-//! What a command writes: the table, JSON, CSV, plots and qlog, and the checks on output
-//! paths.
+//! What a command writes: the table, JSON, CSV, plots and qlog.
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::args::OutputArgs;
+use super::paths::{OutputDir, check_collisions, check_dir, check_file};
 use super::print_stdout;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
 use crate::report::{self, ReportMeta};
 use crate::run::spec::RunOptions;
 use crate::scenario;
-
-/// The path as the file system will resolve it: canonical where it exists, else its parent's
-/// canonical path joined with its name (so `out.json` and `./out.json` compare equal).
-fn resolved(path: &Path) -> PathBuf {
-    if let Ok(canonical) = path.canonicalize() {
-        return canonical;
-    }
-    let parent = match path.parent() {
-        Some(p) if !p.as_os_str().is_empty() => p,
-        _ => Path::new("."),
-    };
-    match (parent.canonicalize(), path.file_name()) {
-        (Ok(dir), Some(name)) => dir.join(name),
-        _ => path.to_path_buf(),
-    }
-}
 
 /// The options that were given, as (flag, path).
 pub(super) fn given<'a>(options: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a str, &'a Path)> {
@@ -36,100 +20,18 @@ pub(super) fn given<'a>(options: &[(&'a str, &'a Option<PathBuf>)]) -> Vec<(&'a 
         .collect()
 }
 
-/// What a path names on the file system, compared by [`same_file`]: its resolved path, and
-/// the file's device and inode where it exists.
-struct FileKey {
-    resolved: PathBuf,
-    inode: Option<(u64, u64)>,
-}
-
-impl FileKey {
-    fn of(path: &Path) -> Self {
-        Self {
-            resolved: resolved(path),
-            inode: inode(path),
-        }
-    }
-
-    /// The same file: one resolved path (`out.json`, `./out.json`, a path through a symlinked
-    /// directory), or one device and inode (a symlink to the file, a hard link).
-    fn same_file(&self, other: &Self) -> bool {
-        self.resolved == other.resolved || (self.inode.is_some() && self.inode == other.inode)
-    }
-}
-
-/// The device and inode of the file `path` names (through symlinks), where it exists.
-#[cfg(unix)]
-fn inode(path: &Path) -> Option<(u64, u64)> {
-    use std::os::unix::fs::MetadataExt;
-    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-#[cfg(not(unix))]
-fn inode(_path: &Path) -> Option<(u64, u64)> {
-    None
-}
-
-/// Refuses outputs that would overwrite each other or an input: two output flags naming one
-/// file (`--json x --csv x`), or an output naming an input (the scenario or trace file, a
-/// result file being merged, adopted or resumed). Files are compared, not spellings: a symlink
-/// or a hard link to an input is that input. Each entry is (flag, path).
-pub(super) fn check_distinct(outputs: &[(&str, &Path)], inputs: &[(&str, &Path)]) -> Result<()> {
-    let outputs: Vec<(&str, &Path, FileKey)> = outputs
-        .iter()
-        .map(|&(f, p)| (f, p, FileKey::of(p)))
-        .collect();
-    let inputs: Vec<(&str, &Path, FileKey)> = inputs
-        .iter()
-        .map(|&(f, p)| (f, p, FileKey::of(p)))
-        .collect();
-    for (i, (flag, path, key)) in outputs.iter().enumerate() {
-        if let Some((other, _, _)) = outputs[..i].iter().find(|(_, _, k)| k.same_file(key)) {
-            return Err(HarnessError::bad_input(format!(
-                "{other} and {flag} both name `{}`: one would overwrite the other",
-                path.display()
-            )));
-        }
-        if let Some((input_flag, input, _)) = inputs.iter().find(|(_, _, k)| k.same_file(key)) {
-            return Err(HarnessError::bad_input(format!(
-                "{flag} `{}` is an input ({input_flag} `{}`): writing it would destroy it; choose another path",
-                path.display(),
-                input.display()
-            )));
-        }
-    }
-    Ok(())
-}
-
 /// Most worker threads `--jobs` accepts: far above any machine's cores, far below what would
 /// exhaust threads or memory (each worker runs a tokio runtime).
 const MAX_JOBS: usize = 1024;
 
-/// Checks that `path` can be written before any run starts (creating nothing but the file).
-pub(super) fn check_file(path: &Path) -> Result<()> {
-    std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(path)
-        .map(drop)
-        .map_err(|e| HarnessError::output(path, e))
-}
-
-/// Creates `dir` and checks that files can be created in it.
-pub(super) fn check_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
-    let test_file = dir.join(".harness-write-test");
-    std::fs::write(&test_file, b"").map_err(|e| HarnessError::output(dir, e))?;
-    let _ = std::fs::remove_file(test_file);
-    Ok(())
-}
-
 impl OutputArgs {
-    /// Checks every output before any run starts: the files can be written, none names
-    /// another output or one of `inputs` (flag, path), and what `grid` runs can write them.
+    /// Checks every output before any run starts: the files can be written, none collides
+    /// with another output, one of `inputs` (flag, path), a result file or a file that one
+    /// of `dirs` (besides --plot and --qlog) writes, and what `grid` runs can write them.
     pub(super) fn check(
         &self,
         inputs: &[(&str, &Path)],
+        dirs: &[OutputDir<'_>],
         grid: &crate::scenario::Grid,
     ) -> Result<()> {
         let outputs = given(&[
@@ -138,7 +40,14 @@ impl OutputArgs {
             ("--markdown", &self.markdown),
             ("--html", &self.html),
         ]);
-        check_distinct(&outputs, inputs)?;
+        let mut all_dirs: Vec<OutputDir<'_>> = self
+            .plot
+            .iter()
+            .map(|d| OutputDir::plot(d))
+            .chain(self.qlog.iter().map(|d| OutputDir::qlog(d)))
+            .collect();
+        all_dirs.extend_from_slice(dirs);
+        check_collisions(&outputs, &all_dirs, inputs)?;
         for file in [&self.json, &self.csv, &self.markdown, &self.html]
             .into_iter()
             .flatten()
