@@ -190,30 +190,47 @@ pub fn resolve_name(name: &str) -> Result<ResolvedController, String> {
     })
 }
 
-/// Serde for a mixed run's flow controller: written as its registry name, resolved (default
-/// settings) when read.
+/// Serde for a mixed run's flow controller: written as its registry name, or as its spec (name
+/// and knobs) when it has knobs; resolved again when read.
 pub mod by_name {
-    use serde::{Deserialize, Deserializer, Serializer};
+    use serde::{Deserialize, Deserializer, Serialize, Serializer};
 
-    use super::{ResolvedController, resolve_name};
+    use super::{ControllerSpec, ResolvedController, resolve};
 
-    /// Writes the controller's name.
+    #[derive(Serialize, Deserialize)]
+    #[serde(untagged)]
+    enum Written {
+        Name(String),
+        Spec(ControllerSpec),
+    }
+
+    /// Writes the controller's name, or its spec when it has knobs.
     pub fn serialize<S: Serializer>(
         controller: &Option<ResolvedController>,
         serializer: S,
     ) -> Result<S::Ok, S::Error> {
         match controller {
-            Some(c) => serializer.serialize_some(c.name.as_str()),
+            Some(c) if c.settings.is_empty() => serializer.serialize_some(c.name.as_str()),
+            Some(c) => serializer.serialize_some(&Written::Spec(c.spec().clone())),
             None => serializer.serialize_none(),
         }
     }
 
-    /// Reads a name and resolves it.
+    /// Reads a name or a spec and resolves it.
     pub fn deserialize<'de, D: Deserializer<'de>>(
         deserializer: D,
     ) -> Result<Option<ResolvedController>, D::Error> {
-        Option::<String>::deserialize(deserializer)?
-            .map(|name| resolve_name(&name).map_err(serde::de::Error::custom))
+        Option::<Written>::deserialize(deserializer)?
+            .map(|written| {
+                let spec = match written {
+                    Written::Name(name) => ControllerSpec {
+                        name,
+                        settings: Default::default(),
+                    },
+                    Written::Spec(spec) => spec,
+                };
+                resolve(&spec).map_err(serde::de::Error::custom)
+            })
             .transpose()
     }
 }

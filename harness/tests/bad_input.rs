@@ -559,7 +559,12 @@ const CASES: &[Case] = &[
             "--set",
             "karak.one_dup_ack_factor=0.1",
         ],
-        expect: &["--set karak.one_dup_ack_factor", "not among", "cubic"],
+        expect: &[
+            "--set",
+            "controllers.karak.one_dup_ack_factor",
+            "not among",
+            "cubic",
+        ],
     },
     Case {
         name: "quinn's send-check compensation on noq",
@@ -718,20 +723,31 @@ fn a_grid_too_large_to_expand_is_refused_before_it_is_built() {
 #[test]
 fn the_documented_forms_run() {
     let dir = tempfile::tempdir().unwrap();
-    let quick = [
-        "--seeds",
-        "1",
-        "--duration",
-        "1s",
-        "--controllers",
-        "newreno",
-    ];
+    let quick = ["--seeds", "1", "--duration", "1s"];
     for extra in [
-        &["--gilbert-elliott", "0.01,0.1,0,0.5"][..],
+        &[
+            "--gilbert-elliott",
+            "0.01,0.1,0,0.5",
+            "--controllers",
+            "newreno",
+        ][..],
         // The demo's queue is a packet limit: a byte limit replaces it.
-        &["--queue-bytes", "30000"][..],
-        &["--preset", "petra-table-4.2", "--queue-bytes", "30000"][..],
-        &["--timeout-reading", "probe_timeout"][..],
+        &["--queue-bytes", "30000", "--controllers", "newreno"][..],
+        &[
+            "--preset",
+            "petra-table-4.2",
+            "--queue-bytes",
+            "30000",
+            "--controllers",
+            "newreno",
+        ][..],
+        // A port's setting, with a port.
+        &[
+            "--timeout-reading",
+            "probe_timeout",
+            "--controllers",
+            "karak",
+        ][..],
     ] {
         let args: Vec<&str> = ["run"].iter().chain(extra).chain(&quick).copied().collect();
         let output = run_in(dir.path(), &args);

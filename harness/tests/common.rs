@@ -70,3 +70,39 @@ pub fn stdout(output: &Output) -> String {
 
 /// Short, fast run options: two seeds of 4 s of virtual time.
 pub const FAST: &[&str] = &["--duration", "4s", "--seeds", "2", "--jobs", "2"];
+
+/// Runs `args` in `dir`; it must be refused (exit 2) with every needle in its message, and no
+/// file under `dir` may have appeared, vanished or changed.
+pub fn refused_untouched(dir: &Path, args: &[&str], needles: &[&str]) {
+    let before = snapshot(dir);
+    let output = run_in(dir, args);
+    let err = stderr(&output);
+    assert_eq!(output.status.code(), Some(2), "{args:?}: {err}");
+    for needle in needles {
+        assert!(err.contains(needle), "{args:?}: `{needle}` missing: {err}");
+    }
+    assert_eq!(snapshot(dir), before, "{args:?} changed files");
+}
+
+/// Every file under `dir` (symlinks as their targets' names) and its contents, sorted.
+pub fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let path = entry.unwrap().path();
+            let meta = std::fs::symlink_metadata(&path).unwrap();
+            if meta.is_dir() {
+                stack.push(path);
+            } else if meta.file_type().is_symlink() {
+                let target = std::fs::read_link(&path).unwrap();
+                out.push((path, target.into_os_string().into_encoded_bytes()));
+            } else {
+                let text = std::fs::read(&path).unwrap();
+                out.push((path, text));
+            }
+        }
+    }
+    out.sort();
+    out
+}

@@ -56,6 +56,56 @@ fn ns3_settings_are_validated_with_the_field_and_range() {
     );
 }
 
+/// The work one ns-3 run may ask for is bounded per simulated second (lock-steps, background
+/// packets, route samples) and in simulated time (the warm-up): beyond, refused by field.
+#[test]
+fn ns3_work_beyond_its_bounds_is_refused() {
+    fn ns3<'a>(settings: &[&'a str]) -> Vec<&'a str> {
+        let mut args = vec!["run", "--backend", "ns3", "--controllers", "newreno"];
+        for s in settings {
+            args.extend(["--ns3", s]);
+        }
+        args
+    }
+    for step in ["step=\"1ns\"", "step=\"99us\"", "step=\"2s\""] {
+        refused(&ns3(&[step]), &[], &["ns3.step", "[100us, 1s]"]);
+    }
+    refused(&ns3(&["start=\"2h\""]), &[], &["ns3.start", "[0s, 3600s]"]);
+    // One flow of 1-byte packets, and many flows that are each within their own bound.
+    refused(
+        &ns3(&["background=[{from=0, to=1, rate=\"1Mbps\", packet_bytes=1}]"]),
+        &[],
+        &[
+            "ns3.background",
+            "125000 packets per second",
+            "at most 100000",
+        ],
+    );
+    let many: Vec<String> = (0..45)
+        .map(|i| {
+            format!(
+                "{{from={}, to={}, rate=\"20Mbps\", packet_bytes=1000}}",
+                i,
+                i + 1
+            )
+        })
+        .collect();
+    let many = format!("background=[{}]", many.join(", "));
+    refused(
+        &ns3(&[&many]),
+        &[],
+        &["ns3.background", "112500 packets per second"],
+    );
+    refused(
+        &ns3(&["nodes=1000", "sources=10", "route_sample=\"10ms\""]),
+        &[],
+        &[
+            "ns3.route_sample",
+            "at least 100ms with 1000 nodes and 10 source(s)",
+        ],
+    );
+}
+
 #[test]
 fn ns3_settings_without_the_ns3_backend_are_refused() {
     refused(

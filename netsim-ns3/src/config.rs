@@ -19,6 +19,20 @@ pub const MAX_AREA_M: f64 = 100_000.0;
 pub const MAX_SPEED_MPS: f64 = 1000.0;
 /// Largest lock-step period.
 pub const MAX_STEP: Duration = Duration::from_secs(1);
+/// Smallest lock-step period: at most 10,000 lock-steps per simulated second. Below tokio's
+/// 1 ms timer resolution a shorter step adds work (each step crosses into ns-3), not accuracy.
+pub const MIN_STEP: Duration = Duration::from_micros(100);
+/// Latest [`Ns3Config::start`]: an hour of warm-up is far beyond what any routing protocol
+/// needs to converge (OLSR's HELLO and TC messages take seconds).
+pub const MAX_START: Duration = Duration::from_secs(3600);
+/// Most background packets per simulated second, all flows together: far above what any
+/// 802.11 channel ns-3 models can carry (a few thousand frames a second), so that a faster
+/// offered load only floods ns-3's event queue with packets the MAC drops.
+pub const MAX_BACKGROUND_PACKETS_PER_S: f64 = 100_000.0;
+/// Most node pairs the route-availability sampler may examine per simulated second,
+/// `sources * nodes^2 / route_sample`: each sample searches the unit-disk graph, every pair of
+/// nodes, once per source/sink pair.
+pub const MAX_ROUTE_CHECKS_PER_S: f64 = 1e8;
 
 /// One ns-3 MANET scenario. `Default` is the terrain of TCP Karak's Table 3 (50 nodes, 1200 m x
 /// 1200 m, 250 m range, 802.11 at 2 Mb/s, 30 s pause) at 20 m/s, with AODV.
@@ -60,12 +74,12 @@ pub struct Ns3Config {
     pub aodv: AodvConfig,
     /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
     /// A warm-up for proactive routing: OLSR needs a few seconds of HELLO and TC messages
-    /// before it has routes.
+    /// before it has routes. Range `[0 s, 1 h]` ([`MAX_START`]).
     #[serde(with = "serde_duration")]
     pub start: Duration,
     /// The lock-step period (default 1 ms, tokio's timer resolution): ns-3 is advanced to the
     /// runtime's clock every step, so a datagram reaches its receiver up to one step after ns-3
-    /// delivered it. Range `(0, 1 s]`.
+    /// delivered it. Range `[100 µs, 1 s]` ([`MIN_STEP`], [`MAX_STEP`]).
     #[serde(with = "serde_duration")]
     pub step: Duration,
     /// Period of the geometric route-availability samples (default 100 ms; 0 turns them off).
@@ -367,8 +381,9 @@ pub enum Propagation {
     },
     /// ns-3's Yans default: log-distance loss (exponent 3, 46.68 dB at 1 m) with the PHY's
     /// default power and sensitivity. Reach depends on the PHY, not on a set range; route
-    /// availability is not sampled.
-    LogDistance,
+    /// availability is not sampled. It has no settings (a struct variant, so that a `range`
+    /// given with it is refused rather than ignored).
+    LogDistance {},
 }
 
 impl Default for Propagation {
@@ -573,7 +588,21 @@ impl Ns3Config {
         }
         let last = self.nodes - 1;
         check_range("sources", self.sources, 1, self.nodes / 2)?;
-        if self.sources == 1 {
+        if self.sources > 1 {
+            // The pairs are fixed by `sources` alone: a source or sink set besides would be
+            // ignored. Their defaults (node 0, the last node) are pair 0's ends.
+            let pairs = format!(
+                "with sources = {}, pair i runs from node i to node {last} - i, so it would not \
+                 act: drop it, or set sources = 1",
+                self.sources
+            );
+            if self.source != 0 {
+                return Err(ConfigError::invalid("source", pairs));
+            }
+            if self.sink.is_some_and(|sink| sink != last) {
+                return Err(ConfigError::invalid("sink", pairs));
+            }
+        } else {
             check_range("source", self.source, 0, last)?;
             let sink = self.sink_node();
             check_range("sink", sink, 0, last)?;
@@ -621,12 +650,37 @@ impl Ns3Config {
                 "at most 1000 flows",
             ));
         }
-        check_range("start", self.start.as_secs_f64(), 0.0, 1_000_000.0)?;
-        if self.step.is_zero() || self.step > MAX_STEP {
+        let background_pps: f64 = self
+            .background
+            .iter()
+            .map(|f| f.rate.bps() as f64 / (8.0 * f64::from(f.packet_bytes)))
+            .sum();
+        if background_pps > MAX_BACKGROUND_PACKETS_PER_S {
+            return Err(ConfigError::out_of_range(
+                "background",
+                format!("{background_pps:.0} packets per second in total (rate / packet_bytes)"),
+                format!(
+                    "at most {MAX_BACKGROUND_PACKETS_PER_S} packets per second over all flows: \
+                     lower the rates or send larger packets"
+                ),
+            ));
+        }
+        if self.start > MAX_START {
+            return Err(ConfigError::out_of_range(
+                "start",
+                netsim::units::format_duration(self.start),
+                format!("in [0s, {}]", netsim::units::format_duration(MAX_START)),
+            ));
+        }
+        if self.step < MIN_STEP || self.step > MAX_STEP {
             return Err(ConfigError::out_of_range(
                 "step",
                 netsim::units::format_duration(self.step),
-                "in (0, 1s]",
+                format!(
+                    "in [{}, {}]",
+                    netsim::units::format_duration(MIN_STEP),
+                    netsim::units::format_duration(MAX_STEP)
+                ),
             ));
         }
         check_range("route_sample", self.route_sample.as_secs_f64(), 0.0, 3600.0)?;
@@ -635,6 +689,25 @@ impl Ns3Config {
                 "route_sample",
                 netsim::units::format_duration(self.route_sample),
                 "0 (off) or in [1ms, 1h]",
+            ));
+        }
+        let sampled =
+            !self.route_sample.is_zero() && matches!(self.propagation, Propagation::Range { .. });
+        let checks_per_sample = f64::from(self.sources) * f64::from(self.nodes).powi(2);
+        if sampled && checks_per_sample / self.route_sample.as_secs_f64() > MAX_ROUTE_CHECKS_PER_S {
+            return Err(ConfigError::out_of_range(
+                "route_sample",
+                netsim::units::format_duration(self.route_sample),
+                format!(
+                    "0 (off) or at least {} with {} nodes and {} source(s): each sample checks \
+                     every pair of nodes for every source, at most {MAX_ROUTE_CHECKS_PER_S:e} \
+                     checks per simulated second",
+                    netsim::units::format_duration(Duration::from_secs_f64(
+                        checks_per_sample / MAX_ROUTE_CHECKS_PER_S
+                    )),
+                    self.nodes,
+                    self.sources
+                ),
             ));
         }
         Ok(())
@@ -687,7 +760,7 @@ impl Ns3Config {
         };
         let radio = match self.propagation {
             Propagation::Range { range } => format!("{range} m range"),
-            Propagation::LogDistance => "log-distance propagation".to_owned(),
+            Propagation::LogDistance {} => "log-distance propagation".to_owned(),
         };
         let standard = match self.wifi.standard {
             Standard::B => "802.11b",

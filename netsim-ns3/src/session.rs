@@ -317,7 +317,7 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
     };
     let (propagation, range) = match config.propagation {
         Propagation::Range { range } => (0, range),
-        Propagation::LogDistance => (1, 0.0),
+        Propagation::LogDistance {} => (1, 0.0),
     };
     let standard = match config.wifi.standard {
         Standard::B => 0,

@@ -123,7 +123,7 @@ fn log_distance_propagation_reaches_its_neighbours_without_route_samples() {
     let config = Ns3Config {
         nodes: 2,
         topology: Topology::Chain { spacing: 50.0 },
-        propagation: Propagation::LogDistance,
+        propagation: Propagation::LogDistance {},
         ..Ns3Config::default()
     };
     let (times, stats) = cbr(&config, 10, 1, 3);

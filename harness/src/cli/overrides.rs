@@ -431,34 +431,6 @@ impl ScenarioArgs {
 
     pub(super) fn grid(&self) -> Result<scenario::Grid> {
         let source = self.source()?;
-        let grid = scenario::load(&source, &self.overrides()?)?;
-        self.check_applies(&grid)?;
-        Ok(grid)
-    }
-
-    /// Refuses options that this grid would ignore: `--set` for a controller that none of its
-    /// runs uses, `--quinn-full-window` where a point runs on noq.
-    fn check_applies(&self, grid: &scenario::Grid) -> Result<()> {
-        for (name, knob, _) in &self.set {
-            let runs = grid.controllers.iter().any(|c| c.name == *name)
-                || grid.points.iter().any(|p| {
-                    p.mix
-                        .iter()
-                        .any(|f| f.controller.as_ref().is_some_and(|c| c.name == *name))
-                });
-            if !runs {
-                let running: Vec<String> = grid.controllers.iter().map(|c| c.label()).collect();
-                return Err(HarnessError::bad_input(format!(
-                    "--set {name}.{knob}: `{name}` is not among this run's controllers ({}): add it to --controllers or drop the setting",
-                    running.join(", ")
-                )));
-            }
-        }
-        if self.quinn_full_window.is_some() && grid.runs_on(crate::stack::Stack::Noq) {
-            return Err(HarnessError::bad_input(
-                "--quinn-full-window compensates quinn 0.11's send check; noq has none, so it does not apply to runs on noq (--stack noq)",
-            ));
-        }
-        Ok(())
+        scenario::load(&source, &self.overrides()?)
     }
 }

@@ -71,7 +71,8 @@ impl Backend {
 }
 
 /// ns-3's scenario before the `[ns3]` table: the defaults, with the terrain and movement of a
-/// netsim mobility path.
+/// netsim mobility path (and its source and sink, which give way to the pairs when `[ns3]`
+/// sets several `sources`).
 pub fn inherited(link: &LinkConfig) -> Ns3Config {
     let mut config = Ns3Config::default();
     if let PathModelConfig::Mobility(mobility) = &link.path {
@@ -150,6 +151,17 @@ fn apply(base: &Ns3Config, table: &Table) -> Result<Ns3Config, String> {
     let mut config = Value::Table(doc)
         .try_into::<Ns3Config>()
         .map_err(|e| e.message().trim().to_owned())?;
+    if config.sources > 1 {
+        // Pair i runs from node i to node nodes - 1 - i: a netsim mobility path's single
+        // route (its source and sink) gives way to the pairs. One set in [ns3] is refused by
+        // `Ns3Config::validate`, which names it.
+        if !table.contains_key("source") {
+            config.source = 0;
+        }
+        if !table.contains_key("sink") {
+            config.sink = None;
+        }
+    }
     if config.routing != netsim_ns3::Routing::Aodv {
         if table.contains_key("aodv") {
             return Err(format!(

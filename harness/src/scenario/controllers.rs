@@ -1,7 +1,7 @@
 //! A grid's controllers: the `[controllers]` section (which run, with which knobs), and each
 //! one checked against each point (its stacks, its clock, its backend).
 
-use netsim::Clock;
+use netsim::{Clock, PacketProtection};
 
 use crate::error::Result;
 use crate::registry::{self, ControllerSpec, ResolvedController};
@@ -44,7 +44,87 @@ impl Context<'_> {
                 ),
             ));
         }
+        // ns-3's TCP has no QUIC transport: a QUIC setting would not act on its runs.
+        let mut quic_only = point.transport.given();
+        if point.stack == Some(Stack::Noq) {
+            quic_only.push("stack");
+        }
+        if point.packet_protection != PacketProtection::Null {
+            quic_only.push("packet_protection");
+        }
+        if let Some(field) = quic_only.first() {
+            return Err(self.field_error(
+                field,
+                format!(
+                    "{field} is a QUIC setting, and controller `{name}` is ns-3's own TCP, \
+                     which has no QUIC transport: it would not act on its runs; drop it, or run \
+                     the QUIC controllers that need it in a grid of their own"
+                ),
+            ));
+        }
         registry::tcp(spec).map_err(|e| self.field_error("controllers.select", e))?;
+        Ok(())
+    }
+
+    /// Refuses settings that would act on no run: knobs for a controller that neither runs
+    /// nor competes, the ports' transport settings in a grid without a port, and
+    /// `quinn_full_window` on a point that runs on noq.
+    pub(super) fn check_settings_act(
+        &self,
+        section: &ControllersSection,
+        points: &[Scenario],
+        specs: &[ResolvedController],
+    ) -> Result<()> {
+        let competitors = || {
+            points
+                .iter()
+                .flat_map(|p| p.mix.iter().filter_map(|f| f.controller.as_ref()))
+        };
+        for (name, knobs) in &section.settings {
+            if !specs.iter().any(|s| s.name == *name) && !competitors().any(|c| c.name == *name) {
+                let running: Vec<&str> = specs.iter().map(|s| s.name.as_str()).collect();
+                let knob = knobs
+                    .keys()
+                    .next()
+                    .map_or(String::new(), |k| format!(".{k}"));
+                return Err(self.field_error(
+                    &format!("controllers.{name}"),
+                    format!(
+                        "controllers.{name}{knob}: `{name}` is not among this grid's controllers \
+                         ({}) nor a competitor flow's, so its knobs would not act; add it to \
+                         controllers.select (--controllers) or drop the setting",
+                        running.join(", ")
+                    ),
+                ));
+            }
+        }
+        let ports = specs.iter().any(|s| s.info().port) || competitors().any(|c| c.info().port);
+        for point in points {
+            for field in ["transport.quinn_full_window", "transport.timeout_reading"] {
+                if !ports && point.transport.given().contains(&field) {
+                    return Err(self.field_error(
+                        field,
+                        format!(
+                            "{field} acts on the workspace's ports only, and no controller of \
+                             this grid is one: it would not act; drop it or add a port"
+                        ),
+                    ));
+                }
+            }
+            if point.transport.quinn_full_window.is_some()
+                && point.stack.unwrap_or_default() == Stack::Noq
+            {
+                return Err(self.field_error(
+                    "transport.quinn_full_window",
+                    format!(
+                        "transport.quinn_full_window compensates quinn 0.11's send check; noq \
+                         has none, so it would not act on point `{}`, which runs on noq: drop \
+                         it, or sweep the stacks in separate grids",
+                        point.point
+                    ),
+                ));
+            }
+        }
         Ok(())
     }
 

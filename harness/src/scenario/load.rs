@@ -166,6 +166,8 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     }
     let controllers = ctx.controllers(&section, &stacks)?;
     ctx.check_stacks(&points, &controllers)?;
+    ctx.check_settings_act(&section, &points, &controllers)?;
+    check_axes_not_overridden(&file.axis, overrides)?;
     check_backend_overrides(&points, overrides)?;
     ctx.check_backend_axes(&points, &axes)?;
     let seeds = ctx.seeds(file.seeds.as_ref())?;
@@ -261,6 +263,49 @@ fn described(description: &str, overrides: &[Override]) -> String {
             changed.join("; ")
         )
     }
+}
+
+/// Refuses a command-line setting that an axis sets at every point (`--ns3 nodes=5` on a grid
+/// sweeping `ns3.nodes`): the axis would overwrite it, and the report would say it was changed.
+fn check_axes_not_overridden(
+    axes: &[crate::scenario::schema::Axis],
+    overrides: &[Override],
+) -> Result<()> {
+    // Whether `axis` sets `key` at its points: the key itself, or a field inside a table the
+    // axis's values hold (an axis over `link` whose values set `both.rate` leaves
+    // `link.a_to_b.queue` alone).
+    let sets = |axis: &crate::scenario::schema::Axis, key: &str| {
+        if key == axis.key {
+            return true;
+        }
+        let Some(rest) = key.strip_prefix(&format!("{}.", axis.key)) else {
+            return false;
+        };
+        axis.values.iter().any(|value| {
+            let mut at = value;
+            for part in rest.split('.') {
+                match at.as_table().and_then(|t| t.get(part)) {
+                    Some(inner) => at = inner,
+                    None => return !at.is_table(),
+                }
+            }
+            true
+        })
+    };
+    for o in overrides.iter().filter(|o| o.value.is_some()) {
+        if let Some(axis) = axes.iter().find(|a| sets(a, &o.key)) {
+            return Err(HarnessError::bad_input(format!(
+                "{} `{}`: the axis `{}` sets {} at every point, so this setting would be \
+                 overwritten; drop it, or write a scenario file whose axis has the values you \
+                 want (`harness presets --show NAME` prints a preset as one)",
+                o.flag,
+                o.key,
+                axis.name.as_deref().unwrap_or(&axis.key),
+                axis.key
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses command-line options that would be silently ignored: `--ns3` settings when no

@@ -81,7 +81,53 @@ pub struct TransportSettings {
     pub ack_delay: Option<Duration>,
 }
 
+/// quinn's and noq's default packet threshold (RFC 9002's kPacketThreshold).
+pub const DEFAULT_PACKET_THRESHOLD: u32 = 3;
+/// quinn's and noq's default time threshold (RFC 9002's kTimeThreshold).
+pub const DEFAULT_TIME_THRESHOLD: f32 = 9.0 / 8.0;
+
+impl Default for TransportSettings {
+    fn default() -> Self {
+        Self {
+            idle_timeout: None,
+            packet_threshold: DEFAULT_PACKET_THRESHOLD,
+            time_threshold: DEFAULT_TIME_THRESHOLD,
+            timeout_reading: None,
+            quinn_full_window: None,
+            ack_delay: None,
+        }
+    }
+}
+
 impl TransportSettings {
+    /// The fields set to other than their defaults, as scenario keys (`transport.ack_delay`).
+    pub fn given(&self) -> Vec<&'static str> {
+        let default = Self::default();
+        [
+            (
+                "transport.idle_timeout",
+                self.idle_timeout != default.idle_timeout,
+            ),
+            (
+                "transport.packet_threshold",
+                self.packet_threshold != default.packet_threshold,
+            ),
+            (
+                "transport.time_threshold",
+                self.time_threshold != default.time_threshold,
+            ),
+            ("transport.timeout_reading", self.timeout_reading.is_some()),
+            (
+                "transport.quinn_full_window",
+                self.quinn_full_window.is_some(),
+            ),
+            ("transport.ack_delay", self.ack_delay.is_some()),
+        ]
+        .into_iter()
+        .filter_map(|(key, given)| given.then_some(key))
+        .collect()
+    }
+
     /// The ports' loss-signal settings: the same thresholds as quinn's loss detection.
     pub fn signal(&self) -> Result<cc_core::SignalConfig, String> {
         let mut signal = cc_core::SignalConfig::default();

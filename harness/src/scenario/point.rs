@@ -241,10 +241,21 @@ impl Context<'_> {
                 format!("{field}.controller: {e}"),
             )
         };
+        // A competitor runs with the knobs its `[controllers.NAME]` table (--set) gives it.
         let controller = entry
             .controller
-            .as_deref()
-            .map(registry::resolve_name)
+            .as_ref()
+            .map(|name| {
+                registry::resolve(&registry::ControllerSpec {
+                    name: name.clone(),
+                    settings: file
+                        .controllers
+                        .settings
+                        .get(name)
+                        .cloned()
+                        .unwrap_or_default(),
+                })
+            })
             .transpose()
             .map_err(named)?;
         if let Some(resolved) = &controller {
@@ -306,11 +317,15 @@ impl Context<'_> {
     /// take the same values), idle timeout and ACK delay.
     fn transport(&self, section: &TransportSection) -> Result<TransportSettings> {
         let mut signal = cc_core::SignalConfig::default();
-        let packet_threshold = section.packet_threshold.unwrap_or(3);
+        let packet_threshold = section
+            .packet_threshold
+            .unwrap_or(super::model::DEFAULT_PACKET_THRESHOLD);
         signal
             .set_packet_threshold(packet_threshold)
             .map_err(|e| self.field_error("transport.packet_threshold", transport_error(&e)))?;
-        let time_threshold = section.time_threshold.unwrap_or(9.0 / 8.0);
+        let time_threshold = section
+            .time_threshold
+            .unwrap_or(super::model::DEFAULT_TIME_THRESHOLD);
         signal
             .set_time_threshold(time_threshold)
             .map_err(|e| self.field_error("transport.time_threshold", transport_error(&e)))?;
