@@ -1,7 +1,10 @@
-//! A result file edited by hand is refused by name and line, by merge and by a resumed sweep:
-//! each run line is checked against its header (its id, index, shard, point, controller and
-//! seed) and against its own figures (goodput = bytes / window, within the link's physical
-//! limit), and the header against itself (its grid id is the hash of its run list).
+//! A result file edited by hand is refused by name and line, by merge and by a resumed sweep.
+//! Every line carries a digest of its content, so any edit that does not recompute it is
+//! refused; an edit that does (a forger's) still meets the checks of each run line against its
+//! header (its id, index, shard, point, controller and seed) and against its own figures
+//! (goodput = bytes / window, within the link's physical limit, every figure in its physical
+//! range and consistent with the others), and of the header against itself (its grid id is
+//! the hash of its run list).
 
 mod common;
 
@@ -23,8 +26,20 @@ fn swept(dir: &Path) -> Vec<Value> {
         .collect()
 }
 
+/// Writes `lines` as the result file, each with its digest recomputed: what a forger who knows
+/// the format would write, so that the checks behind the digest are what is tested.
 fn write(dir: &Path, lines: &[Value]) {
-    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    let text: String = lines
+        .iter()
+        .map(|l| {
+            let mut content = l.clone();
+            content.as_object_mut().unwrap().remove("digest");
+            format!(
+                "{}\n",
+                harness::batch::integrity::seal(&content.to_string())
+            )
+        })
+        .collect();
     std::fs::write(dir.join("r/shard-0-of-1.jsonl"), text).unwrap();
 }
 
@@ -84,4 +99,71 @@ fn an_edited_header_is_refused() {
     lines[0]["shard"]["index"] = 3.into();
     write(dir.path(), &lines);
     refused(dir.path(), &["line 1", "shard"]);
+}
+
+#[test]
+fn any_edit_that_keeps_the_old_digest_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    swept(dir.path());
+    let path = dir.path().join("r/shard-0-of-1.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    for (from, to, line) in [
+        // Goodput and bytes scaled together, consistently: only the digest tells.
+        ("\"bytes_delivered\":", "\"bytes_delivered\":1", "line 2"),
+        ("\"sender\":\"quinn\"", "\"sender\":\"noq\"", "line 2"),
+        ("\"description\":\"", "\"description\":\"X", "line 1"),
+    ] {
+        let edited = text.replacen(from, to, 1);
+        assert_ne!(edited, text, "{from}");
+        std::fs::write(&path, edited).unwrap();
+        refused(dir.path(), &[line, "digest", "the line was edited"]);
+    }
+    // A line without its digest.
+    let stripped: String = text
+        .lines()
+        .map(|l| format!("{}}}\n", &l[..l.rfind(",\"digest\"").unwrap()]))
+        .collect();
+    std::fs::write(&path, stripped).unwrap();
+    refused(dir.path(), &["line 1", "no digest"]);
+}
+
+#[test]
+fn figures_outside_their_physical_range_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    for (path, value, needle) in [
+        (
+            &["flows", "0", "rtt_min_ms"][..],
+            Value::from(-3.0),
+            "flows[0].rtt_min_ms = -3 is negative",
+        ),
+        (&["jain"], Value::from(3.0), "jain = 3 is outside [0, 1]"),
+        (
+            &["link", "up_fraction"],
+            Value::from(5.0),
+            "link.up_fraction = 5 is outside [0, 1]",
+        ),
+        (
+            &["flows", "0", "rtt_p95_ms"],
+            Value::from(0.5),
+            "are not in order",
+        ),
+        (&["backend"], Value::from("ns3"), "backend ns3"),
+        (
+            &["flows", "0", "packets_lost"],
+            Value::from(1u64 << 40),
+            "exceeds what the flow sent",
+        ),
+    ] {
+        let mut lines = swept(dir.path());
+        let mut at = &mut lines[1]["result"];
+        for key in path {
+            at = match key.parse::<usize>() {
+                Ok(i) => &mut at[i],
+                Err(_) => &mut at[*key],
+            };
+        }
+        *at = value;
+        write(dir.path(), &lines);
+        refused(dir.path(), &["line 2", needle, "the line was edited"]);
+    }
 }

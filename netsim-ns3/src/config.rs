@@ -212,6 +212,18 @@ pub enum Standard {
 }
 
 impl Standard {
+    /// Every standard offered.
+    pub const ALL: [Standard; 3] = [Standard::B, Standard::A, Standard::G];
+
+    /// The fastest data rate of any standard offered, in Mb/s: no flow over this backend can
+    /// carry more.
+    pub fn fastest_mbps() -> f64 {
+        Self::ALL
+            .iter()
+            .flat_map(|s| s.modes().iter().map(|(mbps, _)| *mbps))
+            .fold(0.0, f64::max)
+    }
+
     /// The data rates in Mb/s and their ns-3 `WifiMode` names.
     pub fn modes(self) -> &'static [(f64, &'static str)] {
         const B: &[(f64, &str)] = &[

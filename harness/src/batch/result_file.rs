@@ -17,6 +17,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
+use crate::batch::integrity;
 use crate::batch::provenance::{Provenance, Stale};
 use crate::batch::shard::Shard;
 use crate::error::{HarnessError, Result};
@@ -26,9 +27,12 @@ use crate::run::spec::RunSpec;
 use crate::scenario::Grid;
 use crate::scenario::fnv1a;
 
-/// Version of the result-file format: 2 since run ids cover behaviour and headers carry their
-/// [`Provenance`]. Format-1 files are read only to be re-identified (`sweep --reidentify`).
-pub const FORMAT: u32 = 2;
+/// Version of the result-file format: 3 since every line ends with a digest of its content
+/// ([`integrity`]); 2 since run ids cover behaviour and headers carry their [`Provenance`].
+/// Older files are read only to be re-identified (`sweep --reidentify`).
+pub const FORMAT: u32 = 3;
+/// The first format whose lines carry digests.
+const DIGESTS_SINCE: u32 = 3;
 
 /// The first line of a result file.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -83,7 +87,9 @@ impl Header {
     /// Checks a run line against the header and its own figures: its id is the grid's run at
     /// its index, in this shard, with that run's point, controller and seed; its goodput is
     /// its bytes over its window, finite, and within the link's physical limit where netsim
-    /// computed one. A line edited by hand (a seed, a label, a goodput) fails here.
+    /// computed one; every figure is in its physical range and consistent with the others
+    /// ([`integrity::check_physical`]). A line edited by hand (a seed, a label, a goodput)
+    /// fails here even without its digest.
     pub fn check_run(&self, run: &RunResult) -> std::result::Result<(), String> {
         let id = &run.run_id;
         if self.run_ids.get(run.index) != Some(id) {
@@ -133,7 +139,13 @@ impl Header {
                 "run {id}: goodput {goodput} b/s exceeds the link's physical limit, {capacity} b/s: the line was edited"
             ));
         }
-        Ok(())
+        let on_ns3 = run.backend == crate::scenario::backend::BackendKind::Ns3;
+        if on_ns3 && self.meta.backends.is_empty() {
+            return Err(format!(
+                "run {id} says backend ns3, and no point of the header's grid runs on ns-3: the line was edited"
+            ));
+        }
+        integrity::check_physical(run).map_err(|e| format!("run {id}: {e}: the line was edited"))
     }
 
     /// The header for `shard` of `grid`.
@@ -189,9 +201,25 @@ pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
             line + 1
         ))
     };
-    let header: Header = match lines.next() {
-        Some((i, line)) => serde_json::from_str(line).map_err(|e| bad(i, &e))?,
-        None => return Ok(None),
+    let Some((_, first)) = lines.next() else {
+        return Ok(None);
+    };
+    let header: Header = serde_json::from_str(first).map_err(|e| bad(0, &e))?;
+    // From format 3 on, every line (the header's too) must hold its digest.
+    let sealed = header.format >= DIGESTS_SINCE;
+    let content = |i: usize, line: &str| -> Result<String> {
+        if sealed {
+            integrity::unseal(line).map_err(|e| {
+                HarnessError::bad_input(format!("`{}` line {}: {e}", path.display(), i + 1))
+            })
+        } else {
+            Ok(line.to_owned())
+        }
+    };
+    let header: Header = if sealed {
+        serde_json::from_str(&content(0, first)?).map_err(|e| bad(0, &e))?
+    } else {
+        header
     };
     if header.kind != "header" || !(1..=FORMAT).contains(&header.format) {
         return Err(bad(
@@ -211,7 +239,7 @@ pub fn read_results_if_started(path: &Path) -> Result<Option<ResultFile>> {
     header.check().map_err(|e| edited(0, e))?;
     let mut runs = Vec::new();
     for (i, line) in lines {
-        let run: RunLine = serde_json::from_str(line).map_err(|e| bad(i, &e))?;
+        let run: RunLine = serde_json::from_str(&content(i, line)?).map_err(|e| bad(i, &e))?;
         header.check_run(&run.result).map_err(|e| edited(i, e))?;
         runs.push(run.result);
     }
@@ -232,7 +260,7 @@ pub fn check_current(path: &Path, header: &Header, what: &str) -> Result<()> {
             field: "the result-file format".to_owned(),
             stored: header.format.to_string(),
             current: format!(
-                "{FORMAT} (run ids now cover behaviour; re-identify the file with `harness sweep ... --reidentify {}`)",
+                "{FORMAT} (re-identify the file with `harness sweep ... --reidentify {}`, which writes it in this format)",
                 path.parent().unwrap_or(path).display()
             ),
         }),
@@ -402,9 +430,8 @@ fn lock(_file: &File, _path: &Path, _shard: Shard) -> Result<()> {
 
 /// The header as its line of a result file, newline included.
 fn header_line(header: &Header) -> std::io::Result<String> {
-    let mut line = serde_json::to_string(header).map_err(std::io::Error::other)?;
-    line.push('\n');
-    Ok(line)
+    let json = serde_json::to_string(header).map_err(std::io::Error::other)?;
+    Ok(format!("{}\n", integrity::seal(&json)))
 }
 
 /// A result as its line of a result file, newline included.
@@ -413,9 +440,8 @@ fn run_line(result: &RunResult) -> std::io::Result<String> {
         kind: "run".to_owned(),
         result: result.clone(),
     };
-    let mut text = serde_json::to_string(&line).map_err(std::io::Error::other)?;
-    text.push('\n');
-    Ok(text)
+    let json = serde_json::to_string(&line).map_err(std::io::Error::other)?;
+    Ok(format!("{}\n", integrity::seal(&json)))
 }
 
 /// Appends one result line with a single write.

@@ -1,0 +1,194 @@
+//! What makes an edited result line detectable: a digest of each line's content, written at
+//! its end, and the physical ranges and mutual consistency of a run's figures.
+//!
+//! The digest (BLAKE3 of the line without it, 16 hex digits) catches any edit made without
+//! recomputing it: a flipped `backend`, a removed statistic, goodput and bytes scaled together.
+//! It is not a signature: whoever recomputes it can forge a line, and the physical checks are
+//! what remains then. Those hold for every run, digest or not (format 1 and 2 files too):
+//! every number is non-negative; fractions (Jain's index, utilization, the up fraction, route
+//! availability) lie in [0, 1]; Jain's index is the one of the flows' goodputs; the run's
+//! bytes are its flows' bytes; no flow delivers more than it sent, loses more than it sent,
+//! or has a median RTT below its minimum or a 95th percentile below its median; ns-3's
+//! statistics are there exactly when the run was on ns-3, ns-3 delivered at least the bytes
+//! the flows received, and no run on ns-3 carries more than the fastest 802.11 rate the
+//! backend offers.
+
+use crate::metrics::RunResult;
+use crate::scenario::backend::BackendKind;
+
+/// The key a line's digest is written under, last in the line.
+const DIGEST_FIELD: &str = ",\"digest\":\"";
+/// Hex digits of a digest (64 bits of BLAKE3).
+const DIGEST_HEX: usize = 16;
+
+fn digest(content: &str) -> String {
+    let hash = blake3::hash(content.as_bytes());
+    hash.to_hex()[..DIGEST_HEX].to_owned()
+}
+
+/// `json` (one JSON object, no newline) with its digest added as its last field.
+pub fn seal(json: &str) -> String {
+    let body = json.strip_suffix('}').unwrap_or(json);
+    format!("{body}{DIGEST_FIELD}{}\"}}", digest(json))
+}
+
+/// The content of a sealed `line` (the object without its digest), or why the digest does not
+/// hold: missing, malformed, or not the content's (the line was edited).
+pub fn unseal(line: &str) -> Result<String, String> {
+    let tail = DIGEST_FIELD.len() + DIGEST_HEX + 2;
+    let split = line.len().checked_sub(tail).filter(|&at| {
+        line.is_char_boundary(at) && line[at..].starts_with(DIGEST_FIELD) && line.ends_with("\"}")
+    });
+    let Some(at) = split else {
+        return Err(
+            "the line carries no digest (format 3 writes one at the end of every line): \
+             the line was edited or truncated"
+                .to_owned(),
+        );
+    };
+    let content = format!("{}}}", &line[..at]);
+    let stored = &line[at + DIGEST_FIELD.len()..line.len() - 2];
+    let computed = digest(&content);
+    if stored != computed {
+        return Err(format!(
+            "its digest {stored} is not its content's ({computed}): the line was edited"
+        ));
+    }
+    Ok(content)
+}
+
+/// Checks `run`'s figures against their physical ranges and each other (see the module doc).
+pub fn check_physical(run: &RunResult) -> Result<(), String> {
+    let value = serde_json::to_value(run).map_err(|e| e.to_string())?;
+    if let Some((field, number)) = first_negative(&value, "") {
+        return Err(format!("{field} = {number} is negative"));
+    }
+    let fraction = |field: &str, x: f64| {
+        if (0.0..=1.0 + 1e-9).contains(&x) {
+            Ok(())
+        } else {
+            Err(format!("{field} = {x} is outside [0, 1]"))
+        }
+    };
+    fraction("jain", run.jain)?;
+    fraction("link.up_fraction", run.link.up_fraction)?;
+    if let Some(u) = run.utilization {
+        fraction("utilization", u)?;
+    }
+    let goodputs: Vec<f64> = run.flows.iter().map(|f| f.goodput_bps).collect();
+    let jain = crate::metrics::jain(&goodputs);
+    if (jain - run.jain).abs() > 1e-9 {
+        return Err(format!(
+            "jain = {} is not the index of its flows' goodputs ({jain})",
+            run.jain
+        ));
+    }
+    let flow_bytes: u64 = run.flows.iter().map(|f| f.bytes_delivered).sum();
+    if !run.flows.is_empty() && flow_bytes != run.bytes_delivered {
+        return Err(format!(
+            "bytes_delivered = {} is not the sum of its flows' ({flow_bytes})",
+            run.bytes_delivered
+        ));
+    }
+    for (i, f) in run.flows.iter().enumerate() {
+        let at = |field: &str| format!("flows[{i}].{field}");
+        if f.bytes_delivered > f.udp_bytes_sent {
+            return Err(format!(
+                "{} = {} exceeds the {} UDP bytes it sent",
+                at("bytes_delivered"),
+                f.bytes_delivered,
+                f.udp_bytes_sent
+            ));
+        }
+        if f.packets_lost > f.packets_sent || f.bytes_lost > f.udp_bytes_sent {
+            return Err(format!(
+                "{} exceeds what the flow sent",
+                at("packets_lost / bytes_lost")
+            ));
+        }
+        let ordered = [f.rtt_min_ms, f.rtt_p50_ms, f.rtt_p95_ms];
+        if let [Some(min), Some(p50), Some(p95)] = ordered
+            && !(min <= p50 && p50 <= p95)
+        {
+            return Err(format!(
+                "{} = {min}, {p50}, {p95} are not in order",
+                at("rtt_min_ms / rtt_p50_ms / rtt_p95_ms")
+            ));
+        }
+    }
+    match (run.backend, &run.ns3) {
+        (BackendKind::Ns3, None) => {
+            return Err("backend = ns3, but the run has no ns-3 statistics".to_owned());
+        }
+        (BackendKind::Netsim, Some(_)) => {
+            return Err("backend = netsim, but the run has ns-3 statistics".to_owned());
+        }
+        (BackendKind::Ns3, Some(stats)) => {
+            fraction("ns3.route_available", stats.route_available.unwrap_or(0.0))?;
+            let udp = stats.a_to_b.delivered.bytes;
+            if run.bytes_delivered > udp {
+                return Err(format!(
+                    "bytes_delivered = {} exceeds the {udp} bytes ns-3 delivered (ns3.a_to_b.delivered.bytes)",
+                    run.bytes_delivered
+                ));
+            }
+            let fastest = netsim_ns3::Standard::fastest_mbps() * 1e6;
+            if run.goodput_bps > fastest {
+                return Err(format!(
+                    "goodput_bps = {} exceeds the fastest 802.11 rate the ns-3 backend offers ({fastest} b/s)",
+                    run.goodput_bps
+                ));
+            }
+        }
+        (BackendKind::Netsim, None) => {}
+    }
+    Ok(())
+}
+
+/// The first negative number in `value`, with its dotted path.
+fn first_negative(value: &serde_json::Value, path: &str) -> Option<(String, f64)> {
+    use serde_json::Value;
+    match value {
+        Value::Number(n) => n
+            .as_f64()
+            .filter(|x| *x < 0.0)
+            .map(|x| (path.trim_start_matches('.').to_owned(), x)),
+        Value::Array(items) => items
+            .iter()
+            .enumerate()
+            .find_map(|(i, v)| first_negative(v, &format!("{path}[{i}]"))),
+        Value::Object(fields) => fields
+            .iter()
+            .find_map(|(k, v)| first_negative(v, &format!("{path}.{k}"))),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sealed_line_unseals_to_its_content() {
+        let json = r#"{"kind":"run","x":1}"#;
+        let line = seal(json);
+        assert!(
+            line.starts_with(r#"{"kind":"run","x":1,"digest":""#),
+            "{line}"
+        );
+        assert_eq!(unseal(&line).unwrap(), json);
+    }
+
+    #[test]
+    fn any_one_character_edit_is_detected() {
+        let line = seal(r#"{"kind":"run","goodput_bps":1507649.2,"backend":"ns3"}"#);
+        for (i, c) in line.char_indices() {
+            let replacement = if c == '7' { '8' } else { '7' };
+            let edited = format!("{}{replacement}{}", &line[..i], &line[i + c.len_utf8()..]);
+            assert!(unseal(&edited).is_err(), "{edited}");
+        }
+        assert!(unseal(&line[..line.len() - 1]).is_err());
+        assert!(unseal(r#"{"kind":"run"}"#).is_err());
+        assert!(unseal("").is_err());
+    }
+}
