@@ -331,6 +331,21 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
         .map_err(|e| HarnessError::output(&path, e))?;
         return Ok((file, Vec::new()));
     };
+    check_resumable(&path, header, &existing)?;
+    if existing.torn {
+        tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
+        file.set_len(existing.complete_len)
+            .map_err(|e| HarnessError::output(&path, e))?;
+    }
+    // Appends (O_APPEND) go to the end, after the truncation.
+    file.seek(SeekFrom::End(0))
+        .map_err(|e| HarnessError::output(&path, e))?;
+    Ok((file, existing.runs))
+}
+
+/// Refuses to resume `existing` (the file at `path`) for `header`: another harness version,
+/// stale runs, another grid, or runs that are not this shard's, each once.
+fn check_resumable(path: &Path, header: &Header, existing: &ResultFile) -> Result<()> {
     if existing.header.harness_version != header.harness_version {
         return Err(HarnessError::bad_input(format!(
             "`{}` was written by harness {} and this is harness {}: use another --out directory",
@@ -339,7 +354,7 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
             header.harness_version
         )));
     }
-    check_current(&path, &existing.header, "resume")?;
+    check_current(path, &existing.header, "resume")?;
     if existing.header.grid_id != header.grid_id {
         return Err(HarnessError::bad_input(format!(
             "`{}` holds results of another grid (`{}`, grid id {}; this grid `{}` is {}): use another --out directory",
@@ -350,16 +365,22 @@ pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>
             header.grid_id
         )));
     }
-    check_runs(&path, header, &existing.runs)?;
-    if existing.torn {
-        tracing::warn!(target: "harness", file = %path.display(), "dropping a torn last line (interrupted write)");
-        file.set_len(existing.complete_len)
-            .map_err(|e| HarnessError::output(&path, e))?;
+    check_runs(path, header, &existing.runs)
+}
+
+/// What resuming `header`'s shard in `dir` would find, without writing or locking anything:
+/// `None` when the shard has no result file (or no complete header line) yet, else how many of
+/// its runs are done; an error where [`open_results`] would refuse the file.
+pub fn resumable_runs(dir: &Path, header: &Header) -> Result<Option<usize>> {
+    let path = shard_path(dir, header.shard);
+    if !path.exists() {
+        return Ok(None);
     }
-    // Appends (O_APPEND) go to the end, after the truncation.
-    file.seek(SeekFrom::End(0))
-        .map_err(|e| HarnessError::output(&path, e))?;
-    Ok((file, existing.runs))
+    let Some(existing) = read_results_if_started(&path)? else {
+        return Ok(None);
+    };
+    check_resumable(&path, header, &existing)?;
+    Ok(Some(existing.runs.len()))
 }
 
 /// Refuses to resume from a file whose runs are not this shard's runs, each once: a line from

@@ -394,4 +394,9 @@ pub struct OutputArgs {
     /// Do not print the table.
     #[arg(long, short = 'q')]
     pub(super) quiet: bool,
+    /// Check the command as a run would (the grid, every setting, every output path, and for
+    /// `sweep` the result file --out already holds), print what it would run, and stop:
+    /// nothing runs and nothing is written.
+    #[arg(long)]
+    pub(super) dry_run: bool,
 }

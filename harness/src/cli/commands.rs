@@ -16,6 +16,9 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
     args.output
         .check(&args.scenario.input_files(), &[], &grid)?;
+    if args.output.dry_run {
+        return args.output.print_plan(&grid, None);
+    }
     let specs = sweep::expand(&grid);
     let mut results = Vec::with_capacity(specs.len());
     let failures = sweep::execute_all(&specs, args.output.jobs(), &args.output.options(), |r| {
@@ -44,6 +47,12 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
         inputs.push(("--reidentify", old.as_path()));
         args.output
             .check(&inputs, &[OutputDir::sweep_out(&args.out)], &grid)?;
+        if args.output.dry_run {
+            return Err(HarnessError::bad_input(
+                "--dry-run: a re-identification reruns --verify runs of the old file; run it \
+                 with --verify 0 into a scratch --out to see what it would write",
+            ));
+        }
         let done = crate::batch::reidentify::reidentify(
             &grid,
             old,
@@ -90,6 +99,9 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     }
     args.output
         .check(&inputs, &[OutputDir::sweep_out(&args.out)], &grid)?;
+    if args.output.dry_run {
+        return dry_run_sweep(args, &grid, !adopted.is_empty());
+    }
     let (header, results, failures) = sweep::sweep(
         &grid,
         &args.out,
@@ -100,6 +112,41 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     )?;
     args.output.report(&header.meta, &results, Some(&grid))?;
     failed(failures)
+}
+
+/// `sweep --dry-run`: what the sweep would run, what --out holds, what --adopt offers.
+fn dry_run_sweep(args: &SweepArgs, grid: &scenario::Grid, adopting: bool) -> Result<()> {
+    use crate::batch::{adopt, result_file};
+    let specs = sweep::expand(grid);
+    let header = result_file::Header::new(grid, &specs, args.shard);
+    let shard: Vec<_> = specs
+        .iter()
+        .filter(|s| args.shard.contains(s.index))
+        .collect();
+    let adoptable = if adopting {
+        let found = adopt::runs_in(&args.adopt)?;
+        let n = shard
+            .iter()
+            .filter(|s| adopt::adopt(&found, s).is_some())
+            .count();
+        format!("; {n} of them can be adopted from --adopt")
+    } else {
+        String::new()
+    };
+    let (out, total) = (args.out.display(), shard.len());
+    let resume = match result_file::resumable_runs(&args.out, &header)? {
+        None => format!(
+            "--out {out}: shard {} has no result file yet: {total} runs to run{adoptable}",
+            args.shard
+        ),
+        Some(done) => format!(
+            "--out {out}: shard {} resumes its result file: {done} of its {total} runs done, {} \
+             to run{adoptable}",
+            args.shard,
+            total.saturating_sub(done)
+        ),
+    };
+    args.output.print_plan(grid, Some(resume))
 }
 
 pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {

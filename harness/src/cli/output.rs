@@ -48,6 +48,10 @@ impl OutputArgs {
             .collect();
         all_dirs.extend_from_slice(dirs);
         check_collisions(&outputs, &all_dirs, inputs)?;
+        if self.dry_run {
+            // Checked, not created: a dry run writes nothing.
+            return self.check_jobs();
+        }
         for file in [&self.json, &self.csv, &self.markdown, &self.html]
             .into_iter()
             .flatten()
@@ -67,14 +71,44 @@ impl OutputArgs {
                 "--qlog writes quinn's qlog; runs on noq (stack = \"noq\", --stack noq) have none in this harness",
             ));
         }
-        if let Some(jobs) = self.jobs
-            && !(1..=MAX_JOBS).contains(&jobs)
-        {
-            return Err(HarnessError::bad_input(format!(
+        self.check_jobs()
+    }
+
+    fn check_jobs(&self) -> Result<()> {
+        match self.jobs {
+            Some(jobs) if !(1..=MAX_JOBS).contains(&jobs) => Err(HarnessError::bad_input(format!(
                 "--jobs {jobs}: a worker count must be in [1, {MAX_JOBS}]"
-            )));
+            ))),
+            _ => Ok(()),
         }
-        Ok(())
+    }
+
+    /// What a dry run prints: the grid's size and where each output would go; `resume` says
+    /// what a sweep's --out holds.
+    pub(super) fn print_plan(&self, grid: &scenario::Grid, resume: Option<String>) -> Result<()> {
+        let runs = grid.points.len() * grid.controllers.len() * grid.seeds.len();
+        let mut out = format!(
+            "dry run: grid `{}`: {} point(s) x {} controller(s) x {} seed(s) = {runs} runs\n",
+            grid.name,
+            grid.points.len(),
+            grid.controllers.len(),
+            grid.seeds.len()
+        );
+        if let Some(resume) = resume {
+            out.push_str(&format!("{resume}\n"));
+        }
+        for (flag, path) in given(&[
+            ("--json", &self.json),
+            ("--csv", &self.csv),
+            ("--markdown", &self.markdown),
+            ("--html", &self.html),
+            ("--plot", &self.plot),
+            ("--qlog", &self.qlog),
+        ]) {
+            out.push_str(&format!("would write {flag} {}\n", path.display()));
+        }
+        out.push_str("nothing was run or written\n");
+        print_stdout(&out)
     }
 
     pub(super) fn jobs(&self) -> usize {
