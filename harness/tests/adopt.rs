@@ -146,17 +146,9 @@ fn adopting_refuses_what_is_not_a_result_file_of_this_harness() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("not a harness result line"), "{err}");
     let text = std::fs::read_to_string(d.join("small/shard-0-of-1.jsonl")).unwrap();
-    // The file as an older harness would have written it: its header names that harness
-    // (and is sealed, as that harness sealed it).
-    let (header, runs) = text.split_once('\n').unwrap();
-    let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
-    let header = header.as_object_mut().unwrap();
-    header.remove("digest");
-    header.insert("harness_version".to_owned(), "0.0.1".into());
-    let header = serde_json::Value::Object(header.clone()).to_string();
     std::fs::write(
         d.join("old.jsonl"),
-        format!("{}\n{runs}", harness::batch::integrity::seal(&header)),
+        common::written_by_harness(&text, "0.0.1"),
     )
     .unwrap();
     let (code, err) = sweep(d, "grid.toml", &BIG, "c", &["--adopt", "old.jsonl"]);

@@ -106,3 +106,17 @@ pub fn snapshot(dir: &Path) -> Vec<(std::path::PathBuf, Vec<u8>)> {
     out.sort();
     out
 }
+
+/// The result file `text` as harness `version` would have written it: its header names that
+/// version, sealed with its digest as that harness sealed it.
+pub fn written_by_harness(text: &str, version: &str) -> String {
+    let (header, runs) = text.split_once('\n').unwrap();
+    let mut header: serde_json::Value = serde_json::from_str(header).unwrap();
+    let fields = header.as_object_mut().unwrap();
+    fields.remove("digest");
+    fields.insert("harness_version".to_owned(), version.into());
+    format!(
+        "{}\n{runs}",
+        harness::batch::integrity::seal(&header.to_string())
+    )
+}

@@ -16,10 +16,19 @@ fn lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
+/// Writes `lines` as a result file, each sealed with its digest as the build that wrote the
+/// file would have sealed it.
 fn write_lines(path: &Path, lines: &[Value]) {
     let text: String = lines
         .iter()
-        .map(|l| format!("{}\n", serde_json::to_string(l).unwrap()))
+        .map(|l| {
+            let mut content = l.clone();
+            content.as_object_mut().unwrap().remove("digest");
+            format!(
+                "{}\n",
+                harness::batch::integrity::seal(&serde_json::to_string(&content).unwrap())
+            )
+        })
         .collect();
     std::fs::write(path, text).unwrap();
 }
@@ -193,6 +202,9 @@ fn reidentify_rewrites_ids_only_after_identical_reruns() {
     let result = &mut file[1]["result"];
     let bytes = result["bytes_delivered"].as_u64().unwrap() + 1;
     result["bytes_delivered"] = Value::from(bytes);
+    result["flows"][0]["bytes_delivered"] = Value::from(bytes);
+    let flow_goodput = bytes as f64 * 8.0 / result["window_s"].as_f64().unwrap();
+    result["flows"][0]["goodput_bps"] = Value::from(flow_goodput);
     result["goodput_bps"] = Value::from(bytes as f64 * 8.0 / result["window_s"].as_f64().unwrap());
     let run = result["run_id"].as_str().unwrap().to_owned();
     let controller = result["controller"].as_str().unwrap().to_owned();

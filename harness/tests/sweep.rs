@@ -272,10 +272,9 @@ fn shards_merge_in_any_order_into_the_unsharded_sweep() {
     );
     // So is a shard of another harness version.
     let text = std::fs::read_to_string(dir.path().join("shards/shard-1-of-3.jsonl")).unwrap();
-    let version = format!("\"harness_version\":\"{}\"", env!("CARGO_PKG_VERSION"));
     std::fs::write(
         dir.path().join("old.jsonl"),
-        text.replacen(&version, "\"harness_version\":\"0.0.1\"", 1),
+        common::written_by_harness(&text, "0.0.1"),
     )
     .unwrap();
     let output = run_in(
