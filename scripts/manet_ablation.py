@@ -11,24 +11,38 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from manet_scorecard import cell, load, own, paired  # noqa: E402
+from manet_scorecard import BadInput, cell, load, own, paired, require, run_main  # noqa: E402
 
 
 def main(argv):
+    if len(argv) > 1:
+        raise BadInput("usage: scripts/manet_ablation.py [RESULTS_DIR]")
     root = argv[0] if argv else "results/manet"
-    knobs = sorted(os.listdir(os.path.join(root, "ablation")))
+    ablation = os.path.join(root, "ablation")
+    if not os.path.isdir(ablation):
+        raise BadInput(f"`{ablation}` is not a directory: give the evaluation's results (results/manet)")
+    knobs = sorted(os.listdir(ablation))
+    if not knobs:
+        raise BadInput(f"`{ablation}` holds no ablation")
     presets = sorted({p for k in knobs for p in os.listdir(os.path.join(root, "ablation", k))})
     print("| preset | point | " + " | ".join(f"without {k}" for k in knobs) + " |")
     print("|---|---|" + "---|" * len(knobs))
     for preset in presets:
         full = {}
-        for run in load(os.path.join(root, "quinn", preset)):
+        runs = load(os.path.join(root, "quinn", preset))
+        require({r["controller"].split(" ")[0] for r in runs}, ["manet"], f"`{root}/quinn/{preset}`")
+        for run in runs:
             if run["controller"].split(" ")[0] == "manet":
                 full[(run["point"], run["seed"])] = own(run)["goodput"]
         points = sorted({p for p, _ in full}, key=lambda p: (len(p), p))
         cols = {}
         for k in knobs:
-            runs = load(os.path.join(root, "ablation", k, preset))
+            ablated = os.path.join(root, "ablation", k, preset)
+            if not os.path.isdir(ablated):
+                # This mechanism was not ablated on this preset: no cell, not an empty one.
+                cols[k] = {p: None for p in points}
+                continue
+            runs = load(ablated)
             off = {(r["point"], r["seed"]): own(r)["goodput"] for r in runs}
             cols[k] = {
                 p: paired([(off[(p, s)], full[(p, s)]) for (q, s) in off if q == p and (p, s) in full])
@@ -40,4 +54,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main(main, sys.argv[1:]))

@@ -10,7 +10,7 @@ import sys
 from collections import defaultdict
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from manet_scorecard import load  # noqa: E402
+from manet_scorecard import load, run_main  # noqa: E402
 
 
 def jain(xs):
@@ -47,4 +47,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main(main, sys.argv[1:]))

@@ -22,6 +22,7 @@ met or missed. Standard library only.
 """
 import json
 import math
+import os
 import statistics
 import sys
 from collections import defaultdict
@@ -103,16 +104,58 @@ def own(run):
     }
 
 
+class BadInput(Exception):
+    """An input these readers cannot read as it was meant: exit 2 with the message."""
+
+
 def load(directory):
+    """Every run of the result files in `directory` (a `harness sweep --out` directory). A
+    missing directory, one without result files, a torn or malformed line are refused: a
+    report from half a file, or from none, would look like a finding."""
     import glob
 
+    if not os.path.isdir(directory):
+        raise BadInput(f"`{directory}` is not a directory (give a `harness sweep --out` directory)")
+    paths = sorted(glob.glob(os.path.join(directory, "shard-*.jsonl")))
+    if not paths:
+        raise BadInput(f"`{directory}` holds no result file (shard-*-of-*.jsonl)")
     runs = []
-    for path in sorted(glob.glob(f"{directory}/shard-*.jsonl")):
+    for path in paths:
         with open(path) as f:
-            for line in f.read().splitlines()[1:]:
-                if line.strip():
-                    runs.append(json.loads(line)["result"])
+            text = f.read()
+        if text and not text.endswith("\n"):
+            raise BadInput(
+                f"`{path}` ends with a torn line (a sweep stopped mid-write): resume the sweep "
+                "(rerun its command) before reading it"
+            )
+        lines = text.splitlines()
+        for number, line in enumerate(lines[1:], start=2):
+            try:
+                runs.append(json.loads(line)["result"])
+            except (ValueError, KeyError, TypeError) as e:
+                raise BadInput(f"`{path}` line {number}: not a harness result line ({e})")
+    if not runs:
+        raise BadInput(f"`{directory}` holds no runs yet")
     return runs
+
+
+def require(names, wanted, where):
+    """Refuses controller names that `where` does not hold (a typo, or a sweep without it)."""
+    missing = [w for w in wanted if w not in names]
+    if missing:
+        raise BadInput(
+            f"{', '.join(missing)}: no runs of that controller in {where} "
+            f"(it holds {', '.join(sorted(names))})"
+        )
+
+
+def run_main(main, argv):
+    """Runs `main`, turning a BadInput into its message and exit 2."""
+    try:
+        return main(argv)
+    except BadInput as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
 
 
 def main(argv):
@@ -120,7 +163,9 @@ def main(argv):
     args = iter(argv)
     for a in args:
         if a == "--fixed":
-            fixed_dirs.append(next(args))
+            fixed_dirs.append(next(args, None) or "")
+            if not fixed_dirs[-1]:
+                raise BadInput("--fixed needs a directory")
         elif a == "--pooled":
             pooled = []
         else:
@@ -140,7 +185,9 @@ def main(argv):
     print("|---|---|---|---|---|---|---|")
     for d in dirs:
         by = defaultdict(lambda: defaultdict(dict))  # point -> controller -> seed -> metrics
-        for run in load(d):
+        runs = load(d)
+        require({r["controller"].split(" ")[0] for r in runs}, ["manet", "cubic"], f"`{d}`")
+        for run in runs:
             name = run["controller"].split(" ")[0]
             by[run["point"]][name][run["seed"]] = own(run)
         for point, ctrls in by.items():
@@ -209,4 +256,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main(main, sys.argv[1:]))

@@ -12,7 +12,7 @@ import statistics
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from manet_scorecard import cell, load, own, paired  # noqa: E402
+from manet_scorecard import cell, load, own, paired, require, run_main  # noqa: E402
 
 
 def main(argv):
@@ -21,7 +21,9 @@ def main(argv):
         return 2
     directory, baseline, controllers = argv[0], argv[1], argv[2:]
     by = {}
-    for run in load(directory):
+    runs = load(directory)
+    require({r["controller"].split(" ")[0] for r in runs}, [baseline, *controllers], f"`{directory}`")
+    for run in runs:
         by.setdefault(run["point"], {}).setdefault(run["controller"].split(" ")[0], {})[run["seed"]] = own(run)["goodput"]
     print(f"| point | {baseline} Mb/s | " + " | ".join(f"{c} x {baseline}" for c in controllers) + " |")
     print("|---|---|" + "---|" * len(controllers))
@@ -39,4 +41,4 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(run_main(main, sys.argv[1:]))

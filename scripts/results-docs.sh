@@ -20,8 +20,18 @@
 # results/manet is not read: docs/results/manet.md is scripts/manet-report.sh's.
 # CI: tmp=$(mktemp -d) && bash scripts/results-docs.sh "$tmp" && diff -r docs/results/tables "$tmp/tables"
 set -euo pipefail
+if [ $# -gt 1 ]; then
+  echo "usage: $0 [OUT_DIR]" >&2
+  exit 2
+fi
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/docs/results}
+# Only the repository's own generated tables are replaced; elsewhere tables/ must be new, so that
+# nothing of the caller's is deleted.
+if [ -e "$out/tables" ] && [ "$(realpath -- "$out/tables")" != "$root/docs/results/tables" ]; then
+  echo "$out/tables exists: give an OUT_DIR without tables/ (nothing is overwritten)" >&2
+  exit 2
+fi
 mkdir -p "$out"
 out=$(cd "$out" && pwd)
 harness=${HARNESS:-$root/target/debug/harness}

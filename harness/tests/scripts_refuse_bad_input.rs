@@ -1,0 +1,132 @@
+//! The scripts in scripts/ fail loudly on bad input: a missing or mistyped directory, an absent
+//! controller, a torn result file, missing or extra arguments, an output that would replace
+//! something. Each exits 2 with a message saying what is wrong, and leaves every file as it
+//! was. (They need bash and python3, which CI's machines have.)
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .canonicalize()
+        .unwrap()
+}
+
+/// Runs `program script args` in `dir`: exit 2, every needle in stderr, `dir` unchanged.
+fn refused(dir: &Path, program: &str, script: &str, args: &[&str], needles: &[&str]) {
+    let before = common::snapshot(dir);
+    let output = Command::new(program)
+        .arg(root().join("scripts").join(script))
+        .args(args)
+        .current_dir(dir)
+        .env("HARNESS", env!("CARGO_BIN_EXE_harness"))
+        .output()
+        .unwrap_or_else(|e| panic!("{program} runs: {e}"));
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(2), "{script} {args:?}: {err}");
+    for needle in needles {
+        assert!(
+            err.contains(needle),
+            "{script} {args:?}: `{needle}` missing: {err}"
+        );
+    }
+    assert!(!err.contains("Traceback"), "{script} {args:?}: {err}");
+    assert_eq!(
+        common::snapshot(dir),
+        before,
+        "{script} {args:?} changed files"
+    );
+}
+
+#[test]
+fn the_python_readers_refuse_what_they_cannot_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let chain = root().join("results/ns3-chain");
+    let chain = chain.to_str().unwrap();
+    std::fs::create_dir(d.join("torn")).unwrap();
+    let text = std::fs::read(root().join("results/ns3-chain/shard-0-of-1.jsonl")).unwrap();
+    std::fs::write(d.join("torn/shard-0-of-1.jsonl"), &text[..3000]).unwrap();
+    std::fs::create_dir(d.join("empty")).unwrap();
+    for (script, args, needles) in [
+        (
+            "paired_ratio.py",
+            &["nowhere", "cubic", "manet"][..],
+            &["`nowhere` is not a directory"][..],
+        ),
+        (
+            "paired_ratio.py",
+            &[chain, "cubic", "manett"],
+            &["manett: no runs", "it holds"],
+        ),
+        (
+            "paired_ratio.py",
+            &[chain, "tcp-newreno", "karak"],
+            &["tcp-newreno: no runs"],
+        ),
+        ("paired_ratio.py", &[chain, "cubic"], &["usage"]),
+        ("manet_jain.py", &["empty"], &["holds no result file"]),
+        (
+            "manet_jain.py",
+            &["torn"],
+            &["torn line", "resume the sweep"],
+        ),
+        ("manet_jain.py", &[], &["usage"]),
+        (
+            "manet_scorecard.py",
+            &["--fixed"],
+            &["--fixed needs a directory"],
+        ),
+        ("manet_scorecard.py", &[chain], &["manet: no runs"]),
+        (
+            "manet_ablation.py",
+            &["empty"],
+            &["ablation` is not a directory"],
+        ),
+        ("manet_ablation.py", &["a", "b"], &["usage"]),
+        (
+            "module-deps.py",
+            &["nowhere", "--check"],
+            &["nowhere is not a directory"],
+        ),
+    ] {
+        refused(d, "python3", script, args, needles);
+    }
+}
+
+#[test]
+fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir_all(d.join("out/tables")).unwrap();
+    std::fs::write(d.join("out/tables/mine.md"), "mine").unwrap();
+    let results = root().join("results");
+    let results = results.to_str().unwrap();
+    for (script, args, needles) in [
+        ("manet-evaluation.sh", &["a", "b"][..], &["usage"][..]),
+        (
+            "manet-report.sh",
+            &["nowhere"],
+            &["not the composite's results directory"],
+        ),
+        ("manet-report.sh", &["a", "b"], &["usage"]),
+        ("reidentify-results.sh", &[], &["usage"]),
+        ("reidentify-results.sh", &[results], &["results/ itself"]),
+        (
+            "identical-results.sh",
+            &[],
+            &["OLD_HARNESS NEW_HARNESS OUT_DIR"],
+        ),
+        ("results-docs.sh", &["a", "b"], &["usage"]),
+        (
+            "results-docs.sh",
+            &["out"],
+            &["out/tables exists", "nothing is overwritten"],
+        ),
+    ] {
+        refused(d, "bash", script, args, needles);
+    }
+}
