@@ -12,6 +12,28 @@ use common::refused_untouched;
 mod with_ns3 {
     use super::refused;
 
+    #[test]
+    fn netsim_link_settings_in_an_ns3_file_are_refused() {
+        for (table, needles) in [
+            (
+                "[link.both]\nrate = \"5Mbps\"\n",
+                &["link.both", "would act on no run", "s.toml"][..],
+            ),
+            (
+                "[link.a_to_b]\ndelay = \"10ms\"\n",
+                &["link.a_to_b", "would act on no run"],
+            ),
+            ("[link.mac]\n", &["link.mac", "[ns3.wifi]"]),
+        ] {
+            let text = format!("backend = \"ns3\"\n{table}");
+            refused(
+                &[("s.toml", &text)],
+                &["--scenario", "s.toml", "--controllers", "newreno"],
+                needles,
+            );
+        }
+    }
+
     const NS3_TCP: &[&str] = &["--preset", "ns3-chain", "--controllers", "tcp-cubic"];
 
     #[test]

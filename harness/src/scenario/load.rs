@@ -169,6 +169,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     ctx.check_settings_act(&section, &points, &controllers)?;
     check_axes_not_overridden(&file.axis, overrides)?;
     check_backend_overrides(&points, overrides)?;
+    check_link_unused(&ctx, &parsed, &points)?;
     ctx.check_backend_axes(&points, &axes)?;
     let seeds = ctx.seeds(file.seeds.as_ref())?;
     let runs = points
@@ -262,6 +263,35 @@ fn described(description: &str, overrides: &[Override]) -> String {
             "{description} [changed on the command line: {}]",
             changed.join("; ")
         )
+    }
+}
+
+/// Refuses netsim's per-direction link settings written in a file whose every point runs on
+/// ns-3, where the 802.11 MAC and PHY take the link's place: they would act on no run. (A
+/// netsim file run with `--backend ns3`, such as the demo, describes netsim's link and keeps it
+/// for netsim; the command line, not the file, chose ns-3 there.)
+fn check_link_unused(ctx: &Context<'_>, parsed: &Parsed<'_>, points: &[Scenario]) -> Result<()> {
+    let Ok(file) = table_of(parsed) else {
+        return Ok(());
+    };
+    let declares_ns3 = file.get("backend").and_then(Value::as_str) == Some("ns3");
+    if !declares_ns3 || points.iter().any(|p| p.backend.is_netsim()) {
+        return Ok(());
+    }
+    let link = file.get("link").and_then(Value::as_table);
+    let set = ["both", "a_to_b", "b_to_a", "mac"]
+        .into_iter()
+        .find(|key| link.is_some_and(|l| l.contains_key(*key)));
+    match set {
+        Some(key) => Err(ctx.field_error(
+            &format!("link.{key}"),
+            format!(
+                "link.{key} sets netsim's link, and every point of this file runs on ns-3 \
+                 (backend = \"ns3\"), where the 802.11 MAC and PHY carry the datagrams: it \
+                 would act on no run; set ns-3's radio in [ns3.wifi] instead, or drop it"
+            ),
+        )),
+        None => Ok(()),
     }
 }
 
