@@ -7,7 +7,9 @@
 # settings (802.11a's and 802.11g's higher rates carry many more datagrams), and about 25 more
 # for the papers' ns-3 presets.
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
-# HARNESS=path/to/harness (default: a release build with the ns3 feature).
+# HARNESS=path/to/harness (default: a release build with the ns3 feature); DRY_RUN=1 checks
+# every sweep with `--dry-run` (its grid, and that OUT_DIR's directory for it resumes) and
+# runs nothing.
 set -euo pipefail
 if [ $# -gt 1 ]; then
   echo "usage: $0 [OUT_DIR]" >&2
@@ -53,6 +55,12 @@ sweep() { # name, then harness sweep arguments
       --verify "${VERIFY:-1}" --out "$out/$name" >/dev/null
     return
   fi
+  if [ -n "${DRY_RUN:-}" ]; then
+    local plan
+    plan=$("$harness" sweep "$@" --jobs "$jobs" --out "$out/$name" --dry-run)
+    grep -e '--out' <<<"$plan"
+    return
+  fi
   "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"
 }
 # ns-3's chains under other 802.11 settings, beyond the targets' presets: DIR:KEY=VALUE,... under
@@ -82,11 +90,11 @@ for stack in quinn noq; do
   sweep "$stack/ns3-chain" --preset ns3-chain --stack "$stack" --controllers "$b" --seeds 5
   sweep "$stack/ns3-manet" --preset ns3-manet --stack "$stack" --controllers "$b" --seeds 5
   # Beyond the targets' presets: per-packet delay jitter, which no preset has.
-  sweep "$stack/jitter" --scenario scripts/manet-jitter.toml --stack "$stack" --controllers "$b"
+  sweep "$stack/jitter" --preset jitter --stack "$stack" --controllers "$b"
   # Beyond the targets' presets: other rates, delays and a burst-loss model on one link, and
   # ns-3's chains under proactive routing (40 s of warm-up first: without it DSDV's periodic
   # updates left the 8-hop chain without a route for the first 30 s).
-  sweep "$stack/paths" --scenario scripts/manet-paths.toml --stack "$stack" --controllers "$b"
+  sweep "$stack/paths" --preset paths --stack "$stack" --controllers "$b"
   for routing in olsr dsdv; do
     sweep "$stack/ns3-chain-$routing" --preset ns3-chain --ns3 "routing=$routing" \
       --ns3 start=40s --stack "$stack" --controllers "$b" --seeds 5
@@ -98,12 +106,12 @@ for stack in quinn noq; do
     sweep "$stack/ns3-chain-${variant%%:*}" --preset ns3-chain "${settings[@]}" --stack "$stack" \
       --controllers "$b" --seeds 5
   done
-  sweep "$stack/ns3-chain-hops" --scenario scripts/manet-hops.toml --stack "$stack" \
+  sweep "$stack/ns3-chain-hops" --preset ns3-chain-hops --stack "$stack" \
     --controllers "$b"
-  sweep "$stack/one-hop" --scenario scripts/manet-one-hop.toml --stack "$stack" --controllers "$b"
+  sweep "$stack/one-hop" --preset ns3-one-hop --stack "$stack" --controllers "$b"
 done
 # An ns-3 grid under AODV and OLSR, and the best fixed window on DSDV's chains (quinn).
-sweep "quinn/grid" --scenario scripts/manet-grid.toml --controllers "$baselines_quinn"
+sweep "quinn/grid" --preset ns3-grid --controllers "$baselines_quinn"
 for packets in 2 3 4 5; do
   sweep "quinn/ns3-chain-dsdv-fixed-$packets" --preset ns3-chain --ns3 routing=dsdv \
     --ns3 start=40s --controllers fixed --set "fixed.packets=$packets" --seeds 5
@@ -130,7 +138,7 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
     sweep "ablation/$dir/$preset" --preset "$preset" --controllers manet --set "$setting"
   done
   sweep "ablation/$dir/ns3-chain" --preset ns3-chain --controllers manet --set "$setting" --seeds 5
-  sweep "ablation/$dir/jitter" --scenario scripts/manet-jitter.toml --controllers manet \
+  sweep "ablation/$dir/jitter" --preset jitter --controllers manet \
     --set "$setting"
 done
 # quinn's send check uncompensated (manet's quinn_full_window, on by default, off).
@@ -140,11 +148,11 @@ for preset in demo petra-table-4.2 coexist-wireless chain; do
 done
 sweep "ablation/quinn_full_window/ns3-chain" --preset ns3-chain --controllers manet \
   --quinn-full-window=false --seeds 5
-sweep "ablation/quinn_full_window/jitter" --scenario scripts/manet-jitter.toml \
+sweep "ablation/quinn_full_window/jitter" --preset jitter \
   --controllers manet --quinn-full-window=false
 # Mechanism 1f (the in-flight cap) off on ns-3's chains under 802.11a and 802.11g and on one
 # 802.11a hop: where the composite trails Cubic on one hop, and what the cap does on the chains.
-sweep "ablation/bdp_cap/one-hop" --scenario scripts/manet-one-hop.toml --controllers manet \
+sweep "ablation/bdp_cap/one-hop" --preset ns3-one-hop --controllers manet \
   --set manet.bdp_cap=false
 for dir in 802.11a 802.11g; do
   mapfile -t settings < <(chain_settings "$dir")
@@ -168,6 +176,6 @@ papers_ns3 abra-speed-ns3 abra-speed-ns3-with-tcp newreno,cubic,bbr,abra,tcp-new
 papers_ns3 sackfew-nodes-ns3 sackfew-nodes-ns3 newreno,cubic,bbr,sackfew
 papers_ns3 abra-nodes-ns3 abra-nodes-ns3 newreno,cubic,bbr,abra
 # The report (docs/results/manet.md when OUT_DIR is results/manet).
-if [ -z "$reidentify_from" ]; then
+if [ -z "$reidentify_from" ] && [ -z "${DRY_RUN:-}" ]; then
   scripts/manet-report.sh "$out"
 fi

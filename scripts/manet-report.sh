@@ -48,7 +48,7 @@ cat <<'JITTER'
 
 ## Delay jitter (beyond the targets' presets)
 
-`scripts/manet-jitter.toml`: a clean or lossy 10 Mb/s link with a uniform per-datagram delay
+The `jitter` preset: a clean or lossy 10 Mb/s link with a uniform per-datagram delay
 jitter, which none of the presets above has (the round's mean RTT reads jitter as backlog
 unless mechanism 1e takes it out). quinn, then noq.
 
@@ -67,7 +67,7 @@ cat <<'BEYOND'
 Settings none of the presets has, run as the targets' presets are; the verdicts are printed as
 for them, though no target names these points.
 
-`scripts/manet-paths.toml`: one link of 1 Mb/s and 150 ms one way, 50 Mb/s and 5 ms, or 50 Mb/s
+The `paths` preset: one link of 1 Mb/s and 150 ms one way, 50 Mb/s and 5 ms, or 50 Mb/s
 and 60 ms (its 100-packet queue a fifth of the BDP), clean or with Gilbert-Elliott burst losses
 (about 0.4% of datagrams, in bursts). quinn, then noq.
 
@@ -90,7 +90,7 @@ echo
 python3 scripts/manet_scorecard.py "$out/noq/ns3-chain-olsr" "$out/noq/ns3-chain-dsdv"
 cat <<'GRID'
 
-`scripts/manet-grid.toml`: a static 5 x 5 grid on ns-3 (200 m apart, 250 m range, 802.11b at
+The `ns3-grid` preset: a static 5 x 5 grid on ns-3 (200 m apart, 250 m range, 802.11b at
 2 Mb/s), one flow corner to corner (8 hops at the fewest), AODV or OLSR after 20 s of warm-up.
 quinn.
 
@@ -101,9 +101,9 @@ cat <<'STANDARDS'
 ns-3's chains (the `ns3-chain` preset) under other 802.11 settings: 802.11a at 12 Mb/s and
 802.11g at 54 Mb/s (`--ns3 wifi.standard=802.11a --ns3 wifi.data_rate_mbps=12`), 802.11b at
 11 Mb/s, with RTS/CTS, and with a bit error rate of 2e-5 on every frame (the MAC retransmits
-corrupted frames); at hop counts the preset does not have (`scripts/manet-hops.toml`: 3, 5, 6
+corrupted frames); at hop counts the preset does not have (the `ns3-chain-hops` preset: 3, 5, 6
 and 12 hops, 802.11b at 2 Mb/s); and one 802.11a hop at 6 to 48 Mb/s
-(`scripts/manet-one-hop.toml`). quinn, then noq.
+(the `ns3-one-hop` preset). quinn, then noq.
 
 STANDARDS
 for stack in quinn noq; do

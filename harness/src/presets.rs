@@ -1,4 +1,5 @@
-//! Built-in scenario files: the demo and the papers' experiments. Each is an ordinary scenario
+//! Built-in scenario files: the demo, the papers' experiments and the scenarios beyond them
+//! that the composite is evaluated on. Each is an ordinary scenario
 //! file (`harness presets --show NAME` prints it), so a user can copy one and change it.
 
 use crate::error::{HarnessError, Result};
@@ -105,6 +106,27 @@ const PRESETS: &[Preset] = &[
     Preset {
         name: "abra-nodes-ns3",
         text: include_str!("../presets/abra-nodes-ns3.toml"),
+    },
+    // Beyond the papers: the composite's evaluation (scripts/manet-evaluation.sh).
+    Preset {
+        name: "jitter",
+        text: include_str!("../presets/jitter.toml"),
+    },
+    Preset {
+        name: "paths",
+        text: include_str!("../presets/paths.toml"),
+    },
+    Preset {
+        name: "ns3-chain-hops",
+        text: include_str!("../presets/ns3-chain-hops.toml"),
+    },
+    Preset {
+        name: "ns3-one-hop",
+        text: include_str!("../presets/ns3-one-hop.toml"),
+    },
+    Preset {
+        name: "ns3-grid",
+        text: include_str!("../presets/ns3-grid.toml"),
     },
 ];
 
