@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The bulk example's edges, run as a user would (CI's `examples` stage): a --duration loopback
-# that stops early exits 0; a server prints the port it got for port 0, never overwrites an
+# that stops early exits 0; the stack's own controllers run, another stack's are refused; a server prints the port it got for port 0, never overwrites an
 # existing certificate (another server's) and removes its own on Ctrl-C; a missing certificate
 # and a --bytes out of range are refused by name. Usage: bulk-checks.sh PATH/TO/bulk
 set -euo pipefail
@@ -17,6 +17,14 @@ fail() { echo "FAILED: $*" >&2; exit 1; }
 "$bulk" loopback --controller karak --bytes 1000000000000 --duration 1s --send-window 262144 \
   >out.txt || fail "loopback --duration exited $?"
 grep -q '^karak: [0-9]* bytes' out.txt || fail "loopback --duration printed no summary"
+
+# The stack's own controllers, to compare a port with; another stack's are refused by name.
+"$bulk" loopback --controller cubic --bytes 1000000 >cubic.txt || fail "loopback cubic exited $?"
+grep -q '^cubic: 1000000 bytes' cubic.txt || fail "loopback cubic: $(cat cubic.txt)"
+status=0
+"$bulk" loopback --controller bbr3 >bbr3.txt 2>&1 || status=$?
+[ "$status" -eq 2 ] && grep -q 'not a controller of quinn' bbr3.txt ||
+  fail "--controller bbr3 on quinn: exit $status, $(cat bbr3.txt)"
 
 "$bulk" server --listen 127.0.0.1:0 >server.txt 2>&1 &
 for _ in $(seq 50); do [ -s bulk-cert.der ] && break; sleep 0.1; done
@@ -38,4 +46,4 @@ status=0
 status=0
 "$bulk" loopback --bytes 0 >bytes.txt 2>&1 || status=$?
 [ "$status" -eq 2 ] && grep -q -- '--bytes' bytes.txt || fail "--bytes 0: exit $status, $(cat bytes.txt)"
-echo "bulk example: 6 edges checked"
+echo "bulk example: 7 edges checked"

@@ -1,5 +1,6 @@
-//! A bulk transfer over real UDP sockets with one of the ports as the sender's congestion
-//! controller, on quinn or on noq (iroh's QUIC).
+//! A bulk transfer over real UDP sockets with one of the ports (or, to compare with, the
+//! stack's own NewReno, Cubic or BBR) as the sender's congestion controller, on quinn or on
+//! noq (iroh's QUIC).
 //!
 //! ```sh
 //! cargo run --release -p cc-ports --example bulk -- server                     # 127.0.0.1:4433
@@ -11,7 +12,7 @@
 //! The server makes a self-signed certificate for `localhost` and writes it to `--cert`
 //! (default `bulk-cert.der`; a new file, never another server's, removed on Ctrl-C), which the
 //! client trusts. The client sends `--bytes` on one stream
-//! and prints the goodput and the port's loss signals. Client and server may run different
+//! and prints the goodput and, for a port, its loss signals. Client and server may run different
 //! stacks (`--stack` on each): quinn and noq speak the same QUIC. Put `netsim-relay` between
 //! them to watch a port on an emulated MANET path in real time (netsim/README.md).
 
@@ -41,6 +42,15 @@ struct Args {
 enum Stack {
     Quinn,
     Noq,
+}
+
+impl Stack {
+    fn name(self) -> &'static str {
+        match self {
+            Self::Quinn => "quinn",
+            Self::Noq => "noq",
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -74,7 +84,8 @@ enum Role {
 
 #[derive(clap::Args)]
 struct Sending {
-    /// The sender's controller: karak, petra, ub, sackfew or abra.
+    /// The sender's controller: a port (karak, petra, ub, sackfew, abra, manet, fixed) or the
+    /// stack's own (newreno, cubic, and bbr on quinn or bbr3 on noq), to compare with.
     #[arg(long, default_value = "karak")]
     controller: String,
     /// Bytes to send (1 to 10^12).
@@ -141,15 +152,21 @@ fn print_progress(start: Instant, interval_bytes: u64, interval: Duration, p: &P
 fn main() {
     let args = Args::parse();
     // Bad input exits 2, as clap's own errors do; a failed transfer exits 1.
-    if let Role::Client { send, .. } | Role::Loopback { send } = &args.role
-        && !cc_ports::port_names().contains(&send.controller.as_str())
-    {
-        eprintln!(
-            "error: --controller {}: not a port (one of {})",
-            send.controller,
-            cc_ports::port_names().join(", ")
-        );
-        std::process::exit(2);
+    if let Role::Client { send, .. } | Role::Loopback { send } = &args.role {
+        let mut names = cc_ports::port_names();
+        names.extend(match args.stack {
+            Stack::Quinn => ["newreno", "cubic", "bbr"],
+            Stack::Noq => ["newreno", "cubic", "bbr3"],
+        });
+        if !names.contains(&send.controller.as_str()) {
+            eprintln!(
+                "error: --controller {}: not a controller of {} (one of {})",
+                send.controller,
+                args.stack.name(),
+                names.join(", ")
+            );
+            std::process::exit(2);
+        }
     }
     if args.stack == Stack::Noq && cfg!(not(feature = "noq")) {
         eprintln!(
@@ -235,7 +252,7 @@ macro_rules! stack {
     (
         module: $module:ident,
         stack: $q:ident,
-        port_factory: $port_factory:path,
+        factory: $factory:path,
         from_controller: $from:ident,
         congestion_state: |$cs_conn:ident| $congestion_state:expr,
         lost_and_events: |$st_conn:ident| $lost_and_events:expr,
@@ -329,15 +346,15 @@ macro_rules! stack {
                 Ok(total)
             }
 
-            /// Sends `s.bytes` to `server` with the port `s.controller` (fewer if `s.duration`
+            /// Sends `s.bytes` to `server` with the controller `s.controller` (fewer if `s.duration`
             /// ends first), then prints what happened; returns the bytes sent.
             async fn send(
                 server: SocketAddr,
                 cert: CertificateDer<'static>,
                 s: &Sending,
             ) -> Result<u64, Error> {
-                let factory = $port_factory(&s.controller)
-                    .ok_or_else(|| format!("--controller {}: not a port", s.controller))?;
+                let factory = $factory(&s.controller)
+                    .ok_or_else(|| format!("--controller {}: not a controller", s.controller))?;
                 let mut transport = TransportConfig::default();
                 transport.congestion_controller_factory(factory);
                 if let Some(window) = s.send_window {
@@ -450,7 +467,7 @@ macro_rules! stack {
 stack! {
     module: on_quinn,
     stack: quinn,
-    port_factory: cc_ports::port_factory,
+    factory: cc_ports::factory,
     from_controller: from_controller,
     congestion_state: |c| Some(c.congestion_state()),
     lost_and_events: |c| {
@@ -472,7 +489,7 @@ stack! {
 stack! {
     module: on_noq,
     stack: noq,
-    port_factory: cc_ports::noq::port_factory,
+    factory: cc_ports::noq::factory,
     from_controller: from_noq_controller,
     congestion_state: |c| c.congestion_state(noq::PathId::ZERO),
     lost_and_events: |c| {
