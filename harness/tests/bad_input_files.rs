@@ -224,6 +224,16 @@ fn a_file_output_cannot_be_a_file_an_output_directory_writes() {
         (&["run", "--plot", "p", "--json", "p"], "both name"),
         (
             &[
+                "run",
+                "--qlog",
+                "q",
+                "--markdown",
+                "q/a-newreno-seed1-conn0.sqlog",
+            ],
+            "--qlog `q`",
+        ),
+        (
+            &[
                 "sweep",
                 "--out",
                 "o",
