@@ -64,6 +64,7 @@ pub mod cli;
 pub mod error;
 pub mod input_file;
 pub mod metrics;
+pub mod output_file;
 pub mod presets;
 pub mod registry;
 pub mod report;

@@ -293,3 +293,129 @@ fn a_result_file_is_never_an_output() {
         &["is a harness result file"],
     );
 }
+
+#[test]
+fn links_inside_output_directories_are_replaced_not_written_through() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    sweep_into(d, "r");
+    let result = std::fs::read(d.join("r/shard-0-of-1.jsonl")).unwrap();
+    std::fs::write(d.join("s.toml"), "[transfer]\nduration = \"1s\"\n").unwrap();
+    std::fs::create_dir(d.join("p")).unwrap();
+    // A symlink to the scenario, under a name --plot writes.
+    std::os::unix::fs::symlink("../s.toml", d.join("p/goodput-s.svg")).unwrap();
+    let output = run_in(
+        d,
+        &[
+            "run",
+            "--scenario",
+            "s.toml",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+            "--plot",
+            "p",
+            "-q",
+        ],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    assert_eq!(
+        std::fs::read_to_string(d.join("s.toml")).unwrap(),
+        "[transfer]\nduration = \"1s\"\n"
+    );
+    assert!(
+        !std::fs::symlink_metadata(d.join("p/goodput-s.svg"))
+            .unwrap()
+            .file_type()
+            .is_symlink()
+    );
+    // A result file (here a hard link to one) under such a name is refused, and kept.
+    std::fs::hard_link(d.join("r/shard-0-of-1.jsonl"), d.join("p/goodput-demo.svg")).unwrap();
+    let mut args = vec!["run", "--plot", "p"];
+    args.extend_from_slice(QUICK);
+    refused_untouched(d, &args, &["--plot `p` holds a harness result file"]);
+    assert_eq!(
+        std::fs::read(d.join("r/shard-0-of-1.jsonl")).unwrap(),
+        result
+    );
+}
+
+#[test]
+fn a_refused_command_leaves_no_file_behind() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for args in [
+        &[
+            "run",
+            "--jobs",
+            "0",
+            "--json",
+            "new.json",
+            "--plot",
+            "new/plots",
+        ][..],
+        &["run", "--stack", "noq", "--qlog", "q", "--csv", "new.csv"],
+        &[
+            "run",
+            "--json",
+            "new.json",
+            "--plot",
+            "new.json.d",
+            "--csv",
+            "/proc/nope.csv",
+        ],
+    ] {
+        let mut args = args.to_vec();
+        args.extend_from_slice(QUICK);
+        refused_untouched(d, &args, &[]);
+    }
+    // A merge that finds runs missing (exit 1) writes none of its outputs.
+    sweep_into(d, "r");
+    let path = d.join("r/shard-0-of-1.jsonl");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let header = text.lines().next().unwrap();
+    std::fs::create_dir(d.join("part")).unwrap();
+    std::fs::write(d.join("part/shard-0-of-1.jsonl"), format!("{header}\n")).unwrap();
+    let before = common::snapshot(d);
+    let output = run_in(
+        d,
+        &[
+            "merge", "part", "--json", "m.json", "--jsonl", "m.jsonl", "--plot", "mp",
+        ],
+    );
+    assert_eq!(output.status.code(), Some(1), "{}", stderr(&output));
+    assert_eq!(common::snapshot(d), before);
+}
+
+/// With the `ns3` feature (the ns-3 backend loads before outputs are checked).
+#[cfg(feature = "ns3")]
+#[test]
+fn an_ns2_trace_is_an_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let trace = "$node_(0) set X_ 0.0\n$node_(0) set Y_ 0.0\n$node_(1) set X_ 100.0\n$node_(1) set Y_ 0.0\n";
+    std::fs::write(d.join("t.ns2"), trace).unwrap();
+    std::fs::hard_link(d.join("t.ns2"), d.join("hl.json")).unwrap();
+    let ns2 = [
+        "--backend",
+        "ns3",
+        "--ns3",
+        "nodes=2",
+        "--ns3",
+        "topology.model=\"ns2_trace\"",
+        "--ns3",
+        "topology.path=\"t.ns2\"",
+    ];
+    for output in [
+        &["--json", "t.ns2"][..],
+        &["--csv", "./t.ns2"],
+        &["--markdown", "hl.json"],
+    ] {
+        let mut args = vec!["run"];
+        args.extend_from_slice(&ns2);
+        args.extend_from_slice(output);
+        args.extend_from_slice(QUICK);
+        refused_untouched(d, &args, &["is an input", "ns-2 trace"]);
+    }
+}

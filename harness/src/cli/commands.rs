@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use super::args::{CalibrateArgs, MergeArgs, PresetsArgs, RunArgs, SweepArgs};
 use super::output::{ReportFiles, given};
-use super::paths::{OutputDir, check_collisions, check_dir, check_file};
+use super::paths::{OutputDir, check_collisions, create_outputs};
 use super::{failed, print_stdout};
 use crate::batch::sweep;
 use crate::error::{HarnessError, Result};
@@ -15,7 +15,7 @@ use crate::{presets, registry};
 pub(super) fn run(args: &RunArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
     args.output
-        .check(&args.scenario.input_files(), &[], &grid)?;
+        .check(&borrowed(&args.scenario.input_files(&grid)), &[], &grid)?;
     if args.output.dry_run {
         return args.output.print_plan(&grid, None);
     }
@@ -31,6 +31,11 @@ pub(super) fn run(args: &RunArgs) -> Result<()> {
     failed(failures)
 }
 
+/// `(flag, path)` pairs borrowed from owned ones.
+fn borrowed<'a>(files: &'a [(&'static str, PathBuf)]) -> Vec<(&'static str, &'a Path)> {
+    files.iter().map(|(f, p)| (*f, p.as_path())).collect()
+}
+
 pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     let grid = args.scenario.grid()?;
     // The sweep reads and appends its shard file in --out, and reads every adopted file.
@@ -40,7 +45,8 @@ pub(super) fn sweep_command(args: &SweepArgs) -> Result<()> {
     } else {
         crate::batch::merge::collect_files(&args.adopt)?
     };
-    let mut inputs = args.scenario.input_files();
+    let files = args.scenario.input_files(&grid);
+    let mut inputs = borrowed(&files);
     inputs.push(("the sweep's result file in --out", shard_file.as_path()));
     inputs.extend(adopted.iter().map(|f| ("--adopt", f.as_path())));
     if let Some(old) = &args.reidentify {
@@ -164,22 +170,9 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
         .collect();
     let dirs: Vec<OutputDir<'_>> = args.plot.iter().map(|d| OutputDir::plot(d)).collect();
     check_collisions(&outputs, &dirs, &inputs)?;
-    for file in [
-        &args.json,
-        &args.csv,
-        &args.markdown,
-        &args.jsonl,
-        &args.html,
-    ]
-    .into_iter()
-    .flatten()
-    {
-        check_file(file)?;
-    }
-    if let Some(dir) = &args.plot {
-        check_dir(dir)?;
-    }
+    // Merged first: a merge refused (missing runs, another grid) leaves no file behind.
     let merged = crate::batch::merge::merge(&files, args.partial)?;
+    create_outputs(&outputs, &given(&[("--plot", &args.plot)]))?;
     let shards: Vec<String> = merged.shards.iter().map(ToString::to_string).collect();
     eprintln!(
         "merged {} runs from {} file(s) (shards {})",
@@ -220,7 +213,6 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
             .map(|f| ("a compared file", f.as_path()))
             .collect();
         check_collisions(&[("--json", path)], &[], &inputs)?;
-        check_file(path)?;
     }
     type Loaded = (
         ReportMeta,

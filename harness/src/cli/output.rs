@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use super::args::OutputArgs;
-use super::paths::{OutputDir, check_collisions, check_dir, check_file};
+use super::paths::{OutputDir, check_collisions, create_outputs};
 use super::print_stdout;
 use crate::error::{HarnessError, Result};
 use crate::metrics::RunResult;
@@ -48,19 +48,7 @@ impl OutputArgs {
             .collect();
         all_dirs.extend_from_slice(dirs);
         check_collisions(&outputs, &all_dirs, inputs)?;
-        if self.dry_run {
-            // Checked, not created: a dry run writes nothing.
-            return self.check_jobs();
-        }
-        for file in [&self.json, &self.csv, &self.markdown, &self.html]
-            .into_iter()
-            .flatten()
-        {
-            check_file(file)?;
-        }
-        for dir in [&self.plot, &self.qlog].into_iter().flatten() {
-            check_dir(dir)?;
-        }
+        self.check_jobs()?;
         if self.qlog.is_some() && !crate::run::qlog::AVAILABLE {
             return Err(HarnessError::bad_input(
                 "--qlog: this harness was built without the `qlog` feature (cargo build -p harness --features qlog)",
@@ -71,7 +59,12 @@ impl OutputArgs {
                 "--qlog writes quinn's qlog; runs on noq (stack = \"noq\", --stack noq) have none in this harness",
             ));
         }
-        self.check_jobs()
+        if self.dry_run {
+            // Checked, not created: a dry run writes nothing.
+            return Ok(());
+        }
+        let dirs = given(&[("--plot", &self.plot), ("--qlog", &self.qlog)]);
+        create_outputs(&outputs, &dirs)
     }
 
     fn check_jobs(&self) -> Result<()> {

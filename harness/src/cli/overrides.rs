@@ -36,14 +36,30 @@ fn duration_value(d: Duration) -> Value {
 impl ScenarioArgs {
     /// The files the scenario reads (flag, path): --scenario and --trace-file, for the output
     /// checks.
-    pub(super) fn input_files(&self) -> Vec<(&'static str, &std::path::Path)> {
-        [
+    /// Every file the grid reads: the scenario file, the trace file, and each point's ns-2
+    /// mobility trace (as the point resolved it).
+    pub(super) fn input_files(
+        &self,
+        grid: &scenario::Grid,
+    ) -> Vec<(&'static str, std::path::PathBuf)> {
+        let mut inputs: Vec<(&'static str, std::path::PathBuf)> = [
             ("--scenario", self.scenario.as_deref()),
             ("--trace-file", self.trace_file.as_deref()),
         ]
         .into_iter()
-        .filter_map(|(flag, path)| path.map(|p| (flag, p)))
-        .collect()
+        .filter_map(|(flag, path)| path.map(|p| (flag, p.to_path_buf())))
+        .collect();
+        for point in &grid.points {
+            if let Some(netsim_ns3::Ns3Config {
+                topology: netsim_ns3::Topology::Ns2Trace { path },
+                ..
+            }) = point.backend.ns3()
+                && !inputs.iter().any(|(_, p)| p == path)
+            {
+                inputs.push(("the ns-2 trace (ns3.topology.path)", path.clone()));
+            }
+        }
+        inputs
     }
 
     /// The scenario source: --scenario, --preset, or the demo.

@@ -193,6 +193,25 @@ pub(super) fn check_collisions(
             )));
         }
     }
+    // A result file already under a name an output directory writes (copied or linked there)
+    // would be replaced.
+    for dir in dirs.iter().filter(|d| d.flag != "--out") {
+        let Ok(entries) = std::fs::read_dir(dir.dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name();
+            if name.to_str().is_some_and(dir.owns) && holds_results(&entry.path()) {
+                return Err(HarnessError::bad_input(format!(
+                    "{} `{}` holds a harness result file under a name it writes (`{}`): results \
+                     are never overwritten; move it, or choose another directory",
+                    dir.flag,
+                    dir.dir.display(),
+                    entry.path().display()
+                )));
+            }
+        }
+    }
     for (flag, path) in files {
         if holds_results(path) {
             return Err(HarnessError::bad_input(format!(
@@ -233,21 +252,85 @@ pub(super) fn check_collisions(
     Ok(())
 }
 
-/// Checks that `path` can be written before any run starts (creating nothing but the file).
-pub(super) fn check_file(path: &Path) -> Result<()> {
+/// Creates every output file and directory (flag, path) before any run starts, so that a path
+/// that cannot be written fails now rather than after hours of runs. If one cannot be made,
+/// those this call created are removed again: a refused command leaves no file behind.
+pub(super) fn create_outputs(files: &[(&str, &Path)], dirs: &[(&str, &Path)]) -> Result<()> {
+    let mut created: Vec<(PathBuf, bool)> = Vec::new();
+    let result = (|| {
+        for &(flag, file) in files {
+            if !file.exists() {
+                created.push((file.to_path_buf(), false));
+            }
+            check_file(flag, file)?;
+        }
+        for &(flag, dir) in dirs {
+            if let Some(top) = first_missing(dir) {
+                created.push((top, true));
+            }
+            check_dir(flag, dir)?;
+        }
+        Ok(())
+    })();
+    if result.is_err() {
+        for (path, is_dir) in created.iter().rev() {
+            let _ = if *is_dir {
+                std::fs::remove_dir_all(path)
+            } else {
+                std::fs::remove_file(path)
+            };
+        }
+    }
+    result
+}
+
+/// The outermost directory of `path` that does not exist yet (what `create_dir_all` makes).
+fn first_missing(path: &Path) -> Option<PathBuf> {
+    if path.exists() {
+        return None;
+    }
+    let mut top = path.to_path_buf();
+    while let Some(parent) = top.parent() {
+        if parent.as_os_str().is_empty() || parent.exists() {
+            break;
+        }
+        top = parent.to_path_buf();
+    }
+    Some(top)
+}
+
+/// Checks that `path` (given with `flag`) can be written (creating nothing but the file).
+pub(super) fn check_file(flag: &str, path: &Path) -> Result<()> {
+    if path.is_dir() {
+        return Err(HarnessError::bad_input(format!(
+            "{flag} `{}` is a directory: give a file path",
+            path.display()
+        )));
+    }
     std::fs::OpenOptions::new()
         .create(true)
         .append(true)
         .open(path)
         .map(drop)
-        .map_err(|e| HarnessError::output(path, e))
+        .map_err(|e| {
+            HarnessError::bad_input(format!("{flag}: cannot write `{}`: {e}", path.display()))
+        })
 }
 
-/// Creates `dir` and checks that files can be created in it.
-pub(super) fn check_dir(dir: &Path) -> Result<()> {
-    std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
+/// Creates `dir` (given with `flag`) and checks that files can be created in it.
+pub(super) fn check_dir(flag: &str, dir: &Path) -> Result<()> {
+    if dir.exists() && !dir.is_dir() {
+        return Err(HarnessError::bad_input(format!(
+            "{flag} `{}` exists and is not a directory: give a directory",
+            dir.display()
+        )));
+    }
+    let cannot = |e: std::io::Error| {
+        HarnessError::bad_input(format!("{flag}: cannot write in `{}`: {e}", dir.display()))
+    };
+    std::fs::create_dir_all(dir).map_err(cannot)?;
     let test_file = dir.join(".harness-write-test");
-    std::fs::write(&test_file, b"").map_err(|e| HarnessError::output(dir, e))?;
+    std::fs::write(&test_file, b"").map_err(cannot)?;
     let _ = std::fs::remove_file(test_file);
     Ok(())
 }

@@ -142,7 +142,8 @@ pub fn write_all(
     let mut written = Vec::new();
     for plot in render_all(meta, rows, runs, route_down)? {
         let path = dir.join(&plot.file);
-        std::fs::write(&path, plot.svg).map_err(|e| HarnessError::output(&path, e))?;
+        crate::output_file::write_replacing(&path, plot.svg)
+            .map_err(|e| HarnessError::output(&path, e))?;
         written.push(path);
     }
     Ok(written)

@@ -67,7 +67,9 @@ mod enabled {
                     } else {
                         let k = self.files.len();
                         let name = format!("{}-conn{k}.sqlog", self.base.display());
-                        let mut file = BufWriter::new(File::create(&name)?);
+                        let mut file = BufWriter::new(crate::output_file::create_replacing(
+                            std::path::Path::new(&name),
+                        )?);
                         if let Some(header) = &self.header {
                             file.write_all(header)?;
                         }
