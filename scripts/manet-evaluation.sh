@@ -11,6 +11,10 @@
 # every sweep with `--dry-run` (its grid, and that OUT_DIR's directory for it resumes) and
 # runs nothing.
 set -euo pipefail
+if [ $# -ge 1 ] && [ -z "$1" ]; then
+  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
+  exit 2
+fi
 if [ $# -gt 1 ]; then
   echo "usage: $0 [OUT_DIR]" >&2
   exit 2

@@ -4,6 +4,10 @@
 # Usage: scripts/manet-report.sh [RESULTS_DIR] > docs/results/manet.md; CI regenerates it and
 # fails on any difference (.ci/run).
 set -euo pipefail
+if [ $# -ge 1 ] && [ -z "$1" ]; then
+  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
+  exit 2
+fi
 if [ $# -gt 1 ]; then
   echo "usage: $0 [RESULTS_DIR]" >&2
   exit 2
@@ -17,6 +21,11 @@ if [ ! -d "$out/quinn" ] || [ ! -d "$out/noq" ]; then
   echo "$out is not the composite's results directory (no quinn/ and noq/ in it)" >&2
   exit 2
 fi
+# The document is printed only once it is whole: a failure half-way (a missing directory)
+# leaves a redirect target empty, not truncated.
+report=$(mktemp)
+trap 'rm -f "$report"' EXIT
+exec 3>&1 >"$report"
 fixed=()
 for packets in 2 3 4 5; do
   fixed+=(--fixed "$out/quinn/ns3-chain-fixed-$packets")
@@ -248,3 +257,5 @@ From the tables above and the ablation; each names the mechanism, where, and why
 - **T6, per-ACK CPU:** the Westwood+ estimate, the RTT rounds and CUBIC's growth per ACK, on top
   of the shared loss-signal layer (cc-bench's README, "Why the remaining targets are missed").
 MISSES
+exec >&3
+cat "$report"

@@ -121,8 +121,11 @@ def load(directory):
         raise BadInput(f"`{directory}` holds no result file (shard-*-of-*.jsonl)")
     runs = []
     for path in paths:
-        with open(path) as f:
-            text = f.read()
+        try:
+            with open(path, encoding="utf-8") as f:
+                text = f.read()
+        except (OSError, UnicodeDecodeError) as e:
+            raise BadInput(f"`{path}`: not a readable result file ({e})")
         if text and not text.endswith("\n"):
             raise BadInput(
                 f"`{path}` ends with a torn line (a sweep stopped mid-write): resume the sweep "
@@ -150,12 +153,20 @@ def require(names, wanted, where):
 
 
 def run_main(main, argv):
-    """Runs `main`, turning a BadInput into its message and exit 2."""
+    """Runs `main`, turning a BadInput into its message and exit 2. What it prints reaches
+    stdout only when it succeeds: a refused input leaves no half table behind."""
+    import contextlib
+    import io
+
+    buffer = io.StringIO()
     try:
-        return main(argv)
+        with contextlib.redirect_stdout(buffer):
+            code = main(argv)
     except BadInput as e:
         print(f"error: {e}", file=sys.stderr)
         return 2
+    sys.stdout.write(buffer.getvalue())
+    return code
 
 
 def main(argv):

@@ -96,7 +96,11 @@ def main() -> int:
         a = group(tuple(here))
         edges.setdefault(a, set())
         # Comments (docs' intra-doc links included) are not imports.
-        code = re.sub(r"//[^\n]*", "", f.read_text())
+        try:
+            text = f.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as e:
+            return usage(f"{f}: not readable as UTF-8 Rust source ({e})")
+        code = re.sub(r"//[^\n]*", "", text)
         for path in referenced(code, here):
             target = resolve(path)
             if target is None:

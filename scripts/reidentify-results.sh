@@ -9,6 +9,10 @@
 # Usage: scripts/reidentify-results.sh NEW_DIR [VERIFY] (VERIFY default 1); HARNESS=path (default
 # target/release/harness, built with the ns3 feature); JOBS (default 2).
 set -euo pipefail
+if [ $# -ge 1 ] && [ -z "$1" ]; then
+  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
+  exit 2
+fi
 if [ $# -lt 1 ] || [ $# -gt 2 ]; then
   echo "usage: $0 NEW_DIR [VERIFY]" >&2
   exit 2

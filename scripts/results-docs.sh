@@ -20,6 +20,10 @@
 # results/manet is not read: docs/results/manet.md is scripts/manet-report.sh's.
 # CI: tmp=$(mktemp -d) && bash scripts/results-docs.sh "$tmp" && diff -r docs/results/tables "$tmp/tables"
 set -euo pipefail
+if [ $# -ge 1 ] && [ -z "$1" ]; then
+  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
+  exit 2
+fi
 if [ $# -gt 1 ]; then
   echo "usage: $0 [OUT_DIR]" >&2
   exit 2

@@ -34,6 +34,11 @@ fn refused(dir: &Path, program: &str, script: &str, args: &[&str], needles: &[&s
         );
     }
     assert!(!err.contains("Traceback"), "{script} {args:?}: {err}");
+    // Nothing half-made on stdout either (a report redirected to a file stays empty).
+    assert!(
+        output.stdout.is_empty(),
+        "{script} {args:?} printed on stdout"
+    );
     assert_eq!(
         common::snapshot(dir),
         before,
@@ -51,6 +56,10 @@ fn the_python_readers_refuse_what_they_cannot_read() {
     let text = std::fs::read(root().join("results/ns3-chain/shard-0-of-1.jsonl")).unwrap();
     std::fs::write(d.join("torn/shard-0-of-1.jsonl"), &text[..3000]).unwrap();
     std::fs::create_dir(d.join("empty")).unwrap();
+    std::fs::create_dir(d.join("binary")).unwrap();
+    std::fs::write(d.join("binary/shard-0-of-1.jsonl"), b"\xff\xfe\n\xff\n").unwrap();
+    std::fs::create_dir(d.join("src")).unwrap();
+    std::fs::write(d.join("src/lib.rs"), b"\xff\xfe").unwrap();
     for (script, args, needles) in [
         (
             "paired_ratio.py",
@@ -92,6 +101,21 @@ fn the_python_readers_refuse_what_they_cannot_read() {
             &["nowhere", "--check"],
             &["nowhere is not a directory"],
         ),
+        (
+            "module-deps.py",
+            &["src", "--check"],
+            &["not readable as UTF-8"],
+        ),
+        (
+            "manet_jain.py",
+            &["binary"],
+            &["not a readable result file"],
+        ),
+        (
+            "paired_ratio.py",
+            &["binary", "a", "b"],
+            &["not a readable result file"],
+        ),
     ] {
         refused(d, "python3", script, args, needles);
     }
@@ -103,6 +127,9 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
     let d = dir.path();
     std::fs::create_dir_all(d.join("out/tables")).unwrap();
     std::fs::write(d.join("out/tables/mine.md"), "mine").unwrap();
+    // The composite's results directory, half there: quinn/ and noq/ without their sweeps.
+    std::fs::create_dir_all(d.join("half/quinn")).unwrap();
+    std::fs::create_dir_all(d.join("half/noq")).unwrap();
     let results = root().join("results");
     let results = results.to_str().unwrap();
     for (script, args, needles) in [
@@ -126,6 +153,15 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
             &["out"],
             &["out/tables exists", "nothing is overwritten"],
         ),
+        ("results-docs.sh", &[""], &["empty directory argument"]),
+        ("manet-evaluation.sh", &[""], &["empty directory argument"]),
+        ("manet-report.sh", &[""], &["empty directory argument"]),
+        (
+            "reidentify-results.sh",
+            &[""],
+            &["empty directory argument"],
+        ),
+        ("manet-report.sh", &["half"], &["is not a directory"]),
     ] {
         refused(d, "bash", script, args, needles);
     }
