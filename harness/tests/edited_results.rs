@@ -167,3 +167,25 @@ fn figures_outside_their_physical_range_are_refused() {
         refused(dir.path(), &["line 2", needle, "the line was edited"]);
     }
 }
+
+#[test]
+fn check_refuses_an_edited_or_mixed_file_apart_from_a_stale_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let lines = swept(dir.path());
+    // A run twice (files concatenated): merge and resume refuse it, and so does check.
+    let mut twice = lines.clone();
+    twice.push(lines[1].clone());
+    write(dir.path(), &twice);
+    let output = run_in(dir.path(), &["check", "r"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    let out = String::from_utf8_lossy(&output.stdout);
+    assert!(out.contains("REFUSED") && out.contains("hold the same run"), "{out}");
+    // An edit that kept the old digest.
+    let path = dir.path().join("r/shard-0-of-1.jsonl");
+    swept(dir.path());
+    let text = std::fs::read_to_string(&path).unwrap();
+    std::fs::write(&path, text.replacen("\"seed\":1", "\"seed\":7", 1)).unwrap();
+    let output = run_in(dir.path(), &["check", "r"]);
+    assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
+    assert!(String::from_utf8_lossy(&output.stdout).contains("REFUSED"));
+}

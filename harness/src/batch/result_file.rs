@@ -386,7 +386,7 @@ pub fn resumable_runs(dir: &Path, header: &Header) -> Result<Option<usize>> {
 /// Refuses to resume from a file whose runs are not this shard's runs, each once: a line from
 /// another grid or shard, or a run twice (files concatenated or edited by hand), would be
 /// counted as done and reported.
-fn check_runs(path: &Path, header: &Header, runs: &[RunResult]) -> Result<()> {
+pub fn check_runs(path: &Path, header: &Header, runs: &[RunResult]) -> Result<()> {
     let mut seen = std::collections::BTreeMap::new();
     for (line, run) in runs.iter().enumerate() {
         // Line 1 is the header.

@@ -1,8 +1,11 @@
-//! `harness check`: which result files hold runs of this build, and which are stale.
+//! `harness check`: which result files hold runs of this build, which are stale (exit 1), and
+//! which are unreadable, edited or mixed (refused, exit 2, as merge and resume refuse them).
 
 use super::args::CheckArgs;
 use super::print_stdout;
-use crate::batch::result_file::{FORMAT, ResultFile, check_current, read_results_if_started};
+use crate::batch::result_file::{
+    FORMAT, ResultFile, check_current, check_runs, read_results_if_started,
+};
 use crate::error::{HarnessError, Result};
 
 /// A stale file's runs by controller: which are current and which are not (a stale software
@@ -33,35 +36,54 @@ fn by_controller(file: &ResultFile) -> String {
 pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
     let files = crate::batch::merge::collect_files_recursively(&args.inputs)?;
     let mut report = String::new();
-    let (mut current, mut stale) = (0usize, 0usize);
+    let (mut current, mut stale, mut refused) = (0usize, 0usize, 0usize);
     for path in &files {
-        let verdict = read_results_if_started(path).and_then(|file| match file {
+        // Unreadable, edited or mixed: refused (what merge and resume refuse with exit 2).
+        let file = read_results_if_started(path).and_then(|file| match file {
             None => Err(HarnessError::bad_input("no complete header line")),
-            Some(file) => check_current(path, &file.header, "check").map(|()| file.runs.len()),
+            Some(file) => {
+                check_runs(path, &file.header, &file.runs)?;
+                Ok(file)
+            }
         });
-        match verdict {
-            Ok(runs) => {
+        let file = match file {
+            Ok(file) => file,
+            Err(e) => {
+                refused += 1;
+                report.push_str(&format!("REFUSED  {}: {e}\n", path.display()));
+                continue;
+            }
+        };
+        match check_current(path, &file.header, "check") {
+            Ok(()) => {
                 current += 1;
-                report.push_str(&format!("current  {} ({runs} runs)\n", path.display()));
+                report.push_str(&format!(
+                    "current  {} ({} runs)\n",
+                    path.display(),
+                    file.runs.len()
+                ));
             }
             Err(e) => {
                 stale += 1;
                 report.push_str(&format!("STALE    {}: {e}\n", path.display()));
-                if let Ok(Some(file)) = read_results_if_started(path) {
-                    report.push_str(&by_controller(&file));
-                }
+                report.push_str(&by_controller(&file));
             }
         }
     }
     report.push_str(&format!(
-        "{current} current, {stale} stale or unreadable, of {} result files\n",
+        "{current} current, {stale} stale, {refused} refused (unreadable or edited), of {} result files\n",
         files.len()
     ));
     print_stdout(&report)?;
+    let total = files.len();
+    if refused > 0 {
+        return Err(HarnessError::bad_input(format!(
+            "{refused} of {total} result files are unreadable, edited or mixed (REFUSED above)"
+        )));
+    }
     if stale > 0 {
         return Err(HarnessError::Incomplete(format!(
-            "{stale} of {} result files are not this build's runs",
-            files.len()
+            "{stale} of {total} result files are not this build's runs"
         )));
     }
     Ok(())

@@ -71,7 +71,7 @@ pub enum Command {
     Merge(MergeArgs),
     /// Report, without writing anything, whether each result file's runs are what this build
     /// would produce (current) or another code's (stale, with the fact that differs). Exits 1
-    /// when a file is stale or not a result file.
+    /// when a file is stale, 2 when one is unreadable, edited or mixed (as merge refuses it).
     Check(CheckArgs),
     /// Compare a fast model's results (netsim) with a reference's (ns-3) on the same
     /// experiment: goodput ratios per point and controller, and whether the rankings agree.
