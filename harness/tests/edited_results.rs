@@ -179,7 +179,10 @@ fn check_refuses_an_edited_or_mixed_file_apart_from_a_stale_one() {
     let output = run_in(dir.path(), &["check", "r"]);
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     let out = String::from_utf8_lossy(&output.stdout);
-    assert!(out.contains("REFUSED") && out.contains("hold the same run"), "{out}");
+    assert!(
+        out.contains("REFUSED") && out.contains("hold the same run"),
+        "{out}"
+    );
     // An edit that kept the old digest.
     let path = dir.path().join("r/shard-0-of-1.jsonl");
     swept(dir.path());

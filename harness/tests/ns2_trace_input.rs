@@ -80,3 +80,31 @@ fn a_bad_trace_is_refused_by_field_and_line_and_nothing_is_written() {
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), before.len());
     }
 }
+
+#[test]
+fn one_trace_in_two_spellings_or_two_copies_is_one_network() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("m.ns2"), PLACED).unwrap();
+    std::fs::write(d.join("copy.ns2"), PLACED).unwrap();
+    for values in ["\"m.ns2\", \"./m.ns2\"", "\"m.ns2\", \"copy.ns2\""] {
+        let path = d.join("axis.toml");
+        std::fs::write(
+            &path,
+            format!(
+                "backend = \"ns3\"\nseeds = [1]\n[transfer]\nduration = \"5s\"\n[ns3]\nnodes = 2\n\
+                 topology = {{ model = \"ns2_trace\", path = \"m.ns2\" }}\n\
+                 [[axis]]\nkey = \"ns3.topology.path\"\nvalues = [{values}]\nlabels = [\"a\", \"b\"]\n"
+            ),
+        )
+        .unwrap();
+        let source = harness::scenario::Source::read(&path).unwrap();
+        let error = harness::scenario::load_description(&source)
+            .err()
+            .unwrap_or_else(|| panic!("{values}: two points of one network accepted"));
+        assert!(
+            error.to_string().contains("are the same run"),
+            "{values}: {error}"
+        );
+    }
+}

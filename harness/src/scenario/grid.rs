@@ -348,7 +348,9 @@ struct Software {
 /// revision, the contents of the files ns-3 reads and the environment it reads.
 #[derive(Serialize)]
 struct Ns3Identity<'a> {
-    config: &'a netsim_ns3::Ns3Config,
+    /// The config, an ns-2 trace's path left out: its contents stand for it (`trace_digest`),
+    /// so one trace in two spellings, or two copies of it, is one network.
+    config: std::borrow::Cow<'a, netsim_ns3::Ns3Config>,
     version: &'static str,
     backend: u32,
     /// FNV-1a of an ns-2 trace file's bytes (the config holds only its path).
@@ -375,13 +377,20 @@ pub fn fnv1a(bytes: &[u8]) -> u64 {
 
 /// The ns-3 part of a run's identity, reading the trace file it names (if any).
 fn ns3_identity(config: &netsim_ns3::Ns3Config) -> Result<Ns3Identity<'_>, String> {
-    let trace_digest = match &config.topology {
+    let (config, trace_digest) = match &config.topology {
         netsim_ns3::Topology::Ns2Trace { path } => {
             let text = crate::input_file::read_text(path, crate::input_file::TRACE)
                 .map_err(|e| format!("ns3.topology.path: {e}"))?;
-            Some(format!("{:016x}", fnv1a(text.as_bytes())))
+            let mut unnamed = config.clone();
+            unnamed.topology = netsim_ns3::Topology::Ns2Trace {
+                path: std::path::PathBuf::new(),
+            };
+            (
+                std::borrow::Cow::Owned(unnamed),
+                Some(format!("{:016x}", fnv1a(text.as_bytes()))),
+            )
         }
-        _ => None,
+        _ => (std::borrow::Cow::Borrowed(config), None),
     };
     let environment = netsim_ns3::ns3_environment();
     Ok(Ns3Identity {
