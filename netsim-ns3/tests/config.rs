@@ -66,7 +66,7 @@ fn errors_name_the_field_and_the_allowed_range() {
     let cases = [
         (
             "nodes = 1",
-            "nodes = 1 is out of range: it must be in [2, 1000]",
+            "nodes = 1 is out of range: it must be in [2, 200]",
         ),
         (
             "nodes = 5\nsink = 5",
