@@ -13,6 +13,61 @@ mod with_ns3 {
     use super::refused;
 
     #[test]
+    fn ns3_settings_its_scenario_does_not_use_are_refused() {
+        let ns3 = ["--backend", "ns3", "--controllers", "newreno"];
+        for (extra, needles) in [
+            (
+                &[
+                    "--ns3",
+                    "topology={model=\"chain\", spacing=200.0}",
+                    "--ns3",
+                    "area_width=500.0",
+                ][..],
+                &["area_width", "would not act"][..],
+            ),
+            (
+                &[
+                    "--ns3",
+                    "propagation={model=\"log_distance\"}",
+                    "--ns3",
+                    "route_sample=\"50ms\"",
+                ],
+                &["route_sample", "would not act"],
+            ),
+            (
+                &[
+                    "--ns3",
+                    "background=[{from=1, to=2, rate=\"100kbps\", start=\"5s\"}]",
+                ],
+                &["ns3.background[0].start", "transfer's end"],
+            ),
+            (
+                &[
+                    "--ns3",
+                    "topology={model=\"chain\", spacing=200.0}",
+                    "--ns3",
+                    "nodes=5",
+                    "--speed",
+                    "10",
+                ],
+                &["--speed", "places its nodes itself"],
+            ),
+            (
+                &["--ns3", "nodes=3", "--nodes", "10"],
+                &["--nodes", "[ns3] sets nodes"],
+            ),
+            (
+                &["--link", "path.step=\"10ms\""],
+                &["path.step", "netsim's alone"],
+            ),
+        ] {
+            let mut args = ns3.to_vec();
+            args.extend_from_slice(extra);
+            refused(&[], &args, needles);
+        }
+    }
+
+    #[test]
     fn netsim_link_settings_in_an_ns3_file_are_refused() {
         for (table, needles) in [
             (
@@ -105,6 +160,23 @@ fn refused(files: &[(&str, &str)], args: &[&str], needles: &[&str]) {
     ];
     all.extend_from_slice(args);
     refused_untouched(dir.path(), &all, needles);
+}
+
+#[test]
+fn a_stagger_without_flows_to_stagger_is_refused() {
+    refused(
+        &[],
+        &["--flow-stagger", "1s"],
+        &["--flow-stagger", "one flow", "would not act"],
+    );
+    refused(
+        &[(
+            "s.toml",
+            "flow_stagger = \"1s\"\n[[flow]]\n[[flow]]\ncontroller = \"cubic\"\nstart = \"0s\"\n",
+        )],
+        &["--scenario", "s.toml", "--controllers", "newreno"],
+        &["flow_stagger", "its own start"],
+    );
 }
 
 #[test]

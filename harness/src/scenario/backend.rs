@@ -151,6 +151,36 @@ fn apply(base: &Ns3Config, table: &Table) -> Result<Ns3Config, String> {
     let mut config = Value::Table(doc)
         .try_into::<Ns3Config>()
         .map_err(|e| e.message().trim().to_owned())?;
+    let random_waypoint = matches!(config.topology, Topology::RandomWaypoint { .. });
+    for key in ["area_width", "area_height"] {
+        if table.contains_key(key) && !random_waypoint {
+            return Err(format!(
+                "{key}: the terrain's size is random waypoint's only, and this scenario's \
+                 topology places its nodes itself, so it would not act; drop it"
+            ));
+        }
+    }
+    if table.contains_key("route_sample")
+        && !matches!(config.propagation, Propagation::Range { .. })
+    {
+        return Err(
+            "route_sample: route availability is sampled on the range propagation model's \
+             unit disk only, and this scenario propagates otherwise, so it would not act; drop it"
+                .to_owned(),
+        );
+    }
+    let topology_replaced =
+        table.get("topology").and_then(|t| t.get("model")).is_some() && !random_waypoint;
+    if topology_replaced {
+        // A netsim mobility path's source and sink (its two nodes' indices) belong to its
+        // movement; a chain or grid runs end to end unless [ns3] names the ends.
+        if !table.contains_key("source") {
+            config.source = 0;
+        }
+        if !table.contains_key("sink") {
+            config.sink = None;
+        }
+    }
     if config.sources > 1 {
         // Pair i runs from node i to node nodes - 1 - i: a netsim mobility path's single
         // route (its source and sink) gives way to the pairs. One set in [ns3] is refused by

@@ -169,6 +169,7 @@ fn load_checked(source: &Source, overrides: &[Override], runnable: bool) -> Resu
     ctx.check_settings_act(&section, &points, &controllers)?;
     check_axes_not_overridden(&file.axis, overrides)?;
     check_backend_overrides(&points, overrides)?;
+    check_path_overrides_act(&points, overrides, doc.get("ns3").and_then(Value::as_table))?;
     check_link_unused(&ctx, &parsed, &points)?;
     ctx.check_backend_axes(&points, &axes)?;
     let seeds = ctx.seeds(file.seeds.as_ref())?;
@@ -293,6 +294,68 @@ fn check_link_unused(ctx: &Context<'_>, parsed: &Parsed<'_>, points: &[Scenario]
         )),
         None => Ok(()),
     }
+}
+
+/// On ns-3, a netsim mobility path hands its terrain, movement and ends to ns-3 (see
+/// `backend::inherited`); a command-line change to a path field acts only if it is one of
+/// those, the `[ns3]` table does not set its counterpart, and (for the movement) the nodes
+/// still move by random waypoint. Anything else would not act: refused.
+fn check_path_overrides_act(
+    points: &[Scenario],
+    overrides: &[Override],
+    ns3: Option<&Table>,
+) -> Result<()> {
+    use netsim_ns3::Topology;
+    // netsim's mobility field -> where it lands in [ns3], and whether it is movement.
+    const CARRIED: &[(&str, &str, bool)] = &[
+        ("nodes", "nodes", false),
+        ("area_width", "area_width", true),
+        ("area_height", "area_height", true),
+        ("min_speed", "topology.min_speed", true),
+        ("max_speed", "topology.max_speed", true),
+        ("pause", "topology.pause", true),
+        ("radio_range", "propagation.range", false),
+        ("source", "source", false),
+        ("sink", "sink", false),
+    ];
+    let set_in_ns3 = |key: &str| {
+        let mut at = ns3.map(|t| Value::Table(t.clone()));
+        for part in key.split('.') {
+            at = at.and_then(|v| v.get(part).cloned());
+        }
+        at.is_some()
+    };
+    for point in points.iter().filter(|p| !p.backend.is_netsim()) {
+        let (Some(config), netsim::PathModelConfig::Mobility(_)) =
+            (point.backend.ns3(), &point.link.path)
+        else {
+            continue;
+        };
+        let moving = matches!(config.topology, Topology::RandomWaypoint { .. });
+        for o in overrides.iter().filter(|o| o.value.is_some()) {
+            let Some(field) = o.key.strip_prefix("link.path.") else {
+                continue;
+            };
+            let why = match CARRIED.iter().find(|(f, _, _)| *f == field) {
+                None => format!(
+                    "link.path.{field} is netsim's alone; ns-3 takes only the path's terrain, movement and ends"
+                ),
+                Some((_, _, true)) if !moving => format!(
+                    "point `{}`'s ns-3 topology places its nodes itself, so the path's movement does not carry over",
+                    point.point
+                ),
+                Some((_, target, _)) if set_in_ns3(target) => {
+                    format!("[ns3] sets {target}, which takes the place of link.path.{field}")
+                }
+                Some(_) => continue,
+            };
+            return Err(HarnessError::bad_input(format!(
+                "{} `{}`: on the ns-3 backend it would not act: {why}; set ns-3's scenario with --ns3",
+                o.flag, o.key
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Refuses a command-line setting that an axis sets at every point (`--ns3 nodes=5` on a grid

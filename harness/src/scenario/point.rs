@@ -72,6 +72,28 @@ impl Context<'_> {
             .collect::<Result<Vec<_>>>()?;
         let transport = self.transport(&file.transport)?;
         let backend = self.backend(&file, &link, &at)?;
+        // A background flow that starts once the transfer is over carries nothing anyone
+        // measures (both in link time).
+        if let (Some(config), Transfer::Duration(d)) = (backend.ns3(), &transfer) {
+            let end = *d;
+            if let Some((i, flow)) = config
+                .background
+                .iter()
+                .enumerate()
+                .find(|(_, f)| f.start >= end)
+            {
+                return Err(self.field_error(
+                    &format!("ns3.background[{i}].start"),
+                    format!(
+                        "ns3.background[{i}].start = {} is at or after the transfer's end ({} of \
+                         link time), so the flow would not act on the run: start it earlier or \
+                         drop it",
+                        netsim::units::format_duration(flow.start),
+                        netsim::units::format_duration(end)
+                    ),
+                ));
+            }
+        }
         self.stacks(file.stack, file.receiver)?;
         let clock = file.clock.unwrap_or_default();
         Ok(Scenario {
@@ -210,6 +232,24 @@ impl Context<'_> {
             ));
         }
         let flow_stagger = file.flow_stagger.unwrap_or(Duration::ZERO);
+        // Each [[flow]] with a `start` of its own leaves the stagger unused too.
+        let staggered =
+            (1..flows as usize).any(|i| file.flow.get(i).is_none_or(|f| f.start.is_none()));
+        if !flow_stagger.is_zero() && !staggered {
+            return Err(self.field_error(
+                "flow_stagger",
+                format!(
+                    "flow_stagger = {} spaces the starts of a run's flows, and {}: it would not \
+                     act; drop it, or give several flows (flows = N, --flows N)",
+                    netsim::units::format_duration(flow_stagger),
+                    if flows == 1 {
+                        "this run has one flow".to_owned()
+                    } else {
+                        "every [[flow]] table gives its own start".to_owned()
+                    }
+                ),
+            ));
+        }
         if let Transfer::Duration(d) = *transfer
             && flow_stagger.saturating_mul(flows - 1) >= d
         {
