@@ -122,7 +122,7 @@ fn errors_name_the_field_and_the_allowed_range() {
         ),
         (
             "step = \"0s\"",
-            "step = 0s is out of range: it must be in (0, 1s]",
+            "step = 0s is out of range: it must be in [100us, 1s]",
         ),
         (
             "routing = \"dsr\"",
