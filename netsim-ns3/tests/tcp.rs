@@ -23,15 +23,20 @@ fn bulk(variant: TcpVariant, segment_bytes: u32, flows: u32) -> TcpBulk {
 
 /// The standalone program's `rx_bytes` for this chain.
 fn standalone(hops: u32, seed: u64, variant: &str, segment: u32, gratuitous: bool) -> u64 {
+    standalone_rx(&[
+        format!("hops={hops}"),
+        format!("run={seed}"),
+        format!("duration_s={SECONDS}"),
+        format!("variant={variant}"),
+        format!("segment={segment}"),
+        format!("gratuitous={}", u8::from(gratuitous)),
+    ])
+}
+
+/// The standalone program's `rx_bytes` for these `key=value` arguments.
+fn standalone_rx(args: &[String]) -> u64 {
     let output = Command::new(CHAIN_TCP_PROGRAM.unwrap())
-        .args([
-            format!("hops={hops}"),
-            format!("run={seed}"),
-            format!("duration_s={SECONDS}"),
-            format!("variant={variant}"),
-            format!("segment={segment}"),
-            format!("gratuitous={}", u8::from(gratuitous)),
-        ])
+        .args(args)
         .output()
         .unwrap();
     assert!(output.status.success(), "{output:?}");
