@@ -71,8 +71,9 @@ mod tcp;
 mod trace;
 
 pub use config::{
-    AodvConfig, ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
-    Propagation, Routing, Standard, Topology, WifiConfig,
+    AodvConfig, ArpConfig, BackgroundFlow, MAX_NAKAGAMI_M, MAX_NODES, MIN_NAKAGAMI_M, Movement,
+    NETSIM_MOVEMENT_HORIZON, Nakagami, Ns3Config, Propagation, RateControl, Routing, Standard,
+    Topology, WifiConfig,
 };
 pub use fixed_window::{FixedWindow, WindowReport};
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
