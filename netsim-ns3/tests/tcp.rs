@@ -96,13 +96,14 @@ fn the_backend_delivers_what_a_standalone_ns3_program_delivers() {
 /// through to the node beyond, and Minstrel has rates to choose between.
 const FADING_SPACING_M: f64 = 20.0;
 
-/// A chain under Minstrel and log-distance path loss with Nakagami fading at ns-3's defaults.
-fn fading_chain(hops: u32) -> Ns3Config {
+/// A chain under `rate_control` and log-distance path loss with Nakagami fading at ns-3's
+/// defaults.
+fn fading_chain(hops: u32, rate_control: RateControl) -> Ns3Config {
     let mut config = Ns3Config::chain(hops);
     config.topology = Topology::Chain {
         spacing: FADING_SPACING_M,
     };
-    config.wifi.rate_control = RateControl::Minstrel;
+    config.wifi.rate_control = rate_control;
     config.propagation = Propagation::Nakagami(Nakagami::default());
     config
 }
@@ -119,15 +120,17 @@ fn backend_flow(config: &Ns3Config, seed: u64, variant: TcpVariant) -> (TcpFlowR
 }
 
 #[test]
-fn with_minstrel_and_fading_the_backend_delivers_what_a_standalone_program_delivers() {
+fn with_rate_control_and_fading_the_backend_delivers_what_a_standalone_program_delivers() {
+    let minstrel = RateControl::Minstrel;
     let cases = [
-        (2, 1, TcpVariant::NewReno, "newreno"),
-        (3, 3, TcpVariant::NewReno, "newreno"),
-        (4, 1, TcpVariant::NewReno, "newreno"),
-        (3, 1, TcpVariant::Cubic, "cubic"),
+        (2, 1, TcpVariant::NewReno, "newreno", minstrel),
+        (3, 3, TcpVariant::NewReno, "newreno", minstrel),
+        (4, 1, TcpVariant::NewReno, "newreno", minstrel),
+        (3, 1, TcpVariant::Cubic, "cubic", minstrel),
+        (3, 2, TcpVariant::NewReno, "newreno", RateControl::Ideal),
     ];
-    for (hops, seed, variant, name) in cases {
-        let config = fading_chain(hops);
+    for (hops, seed, variant, name, rate_control) in cases {
+        let config = fading_chain(hops, rate_control);
         let (flow, _) = backend_flow(&config, seed, variant);
         let expected = standalone_rx(&[
             format!("hops={hops}"),
@@ -137,13 +140,17 @@ fn with_minstrel_and_fading_the_backend_delivers_what_a_standalone_program_deliv
             "segment=1200".to_owned(),
             "gratuitous=0".to_owned(),
             format!("spacing={FADING_SPACING_M}"),
-            "rate_control=minstrel".to_owned(),
+            format!("rate_control={}", rate_control.as_str()),
             "propagation=nakagami".to_owned(),
         ]);
-        println!("{hops} hops, seed {seed}, {name}: {} bytes", flow.rx_bytes);
+        let case = format!(
+            "{hops} hops, seed {seed}, {name}, {}",
+            rate_control.as_str()
+        );
+        println!("{case}: {} bytes", flow.rx_bytes);
         assert_eq!(
             flow.rx_bytes, expected,
-            "{hops} hops, seed {seed}, {name}: the same bytes as the standalone program"
+            "{case}: the same bytes as the standalone program"
         );
         assert!(flow.rx_bytes > 100_000, "{name}: {flow:?}");
         // The settings act: the same chain at a constant 2 Mb/s on the unit disk is another
@@ -152,7 +159,7 @@ fn with_minstrel_and_fading_the_backend_delivers_what_a_standalone_program_deliv
         plain.wifi.rate_control = RateControl::Constant;
         plain.propagation = Propagation::default();
         let (constant, _) = backend_flow(&plain, seed, variant);
-        assert_ne!(constant.rx_bytes, flow.rx_bytes, "{hops} hops, seed {seed}");
+        assert_ne!(constant.rx_bytes, flow.rx_bytes, "{case}");
     }
 }
 
@@ -160,7 +167,7 @@ fn with_minstrel_and_fading_the_backend_delivers_what_a_standalone_program_deliv
 fn a_fading_run_repeats_in_one_process_after_another_simulation() {
     // Nakagami draws every frame's power: unless its random variables are given explicit
     // streams, ns-3 numbers them from a process-wide counter and a second run would differ.
-    let config = fading_chain(3);
+    let config = fading_chain(3, RateControl::Minstrel);
     let first = backend_flow(&config, 3, TcpVariant::NewReno);
     backend_flow(&Ns3Config::chain(2), 1, TcpVariant::NewReno);
     let again = backend_flow(&config, 3, TcpVariant::NewReno);
