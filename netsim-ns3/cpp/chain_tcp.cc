@@ -3,17 +3,22 @@
 // backend must deliver the same bytes on the same chain and seed.
 //
 // The network is the one the backend builds for `topology = chain`: `hops + 1` nodes `spacing`
-// metres apart in a row, IEEE 802.11b ad hoc at 2 Mb/s data and 1 Mb/s control, a unit-disk
-// radio of `range` metres (no other loss model), no RTS/CTS, 7/4 MAC retries, a `queue`-packet
+// metres apart in a row, IEEE 802.11b ad hoc, no RTS/CTS, 7/4 MAC retries, a `queue`-packet
 // WifiMacQueue as the only interface queue (the traffic-control queue disc removed), IPv4 only,
-// AODV (with its GratuitousReply flag as given). ns-3 numbers random streams from a process-wide
-// counter unless told otherwise, so the streams are assigned explicitly in the backend's order:
-// Wi-Fi from 0, then the IP stack, then AODV. One BulkSend application on the first node sends
-// to a PacketSink on the last from `start_s` to `start_s + duration_s`; the run ends there.
+// AODV (with its GratuitousReply flag as given). The rate: 2 Mb/s data and 1 Mb/s control
+// (`rate_control=constant`), or ns-3's Minstrel or Ideal manager. The radio: a unit disk of
+// `range` metres and no other loss model (`propagation=range`), or log-distance path loss then
+// Nakagami-m fading (`propagation=nakagami`), both with ns-3's attribute defaults, so that the
+// backend's documented defaults are checked against ns-3's own. ns-3 numbers random streams
+// from a process-wide counter unless told otherwise, so the streams are assigned explicitly in
+// the backend's order: Wi-Fi from 0, then the channel's loss models, then the IP stack, then
+// AODV. One BulkSend application on the first node sends to a PacketSink on the last from
+// `start_s` to `start_s + duration_s`; the run ends there.
 //
 // usage: ns3-chain-tcp key=value ...   keys (defaults): hops (4), run (1), duration_s (60),
 //        start_s (0), segment (1428), queue (50), spacing (200), range (250), gratuitous (1),
-//        variant (newreno | cubic | vegas | westwood | westwoodplus)
+//        variant (newreno | cubic | vegas | westwood | westwoodplus),
+//        rate_control (constant | minstrel | ideal), propagation (range | nakagami)
 // prints: "rx_bytes=N" (bytes the sink application got) and "events=N"
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -62,6 +67,8 @@ main(int argc, char** argv)
     double hops = 4, run = 1, duration_s = 60, start_s = 0, segment = 1428, queue = 50, spacing = 200,
            range = 250, gratuitous = 1;
     std::string variant = "newreno";
+    std::string rateControl = "constant";
+    std::string propagation = "range";
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -83,14 +90,31 @@ main(int argc, char** argv)
         else if (key == "range") range = parse(key, v, 1, 1e5);
         else if (key == "gratuitous") gratuitous = parse(key, v, 0, 1);
         else if (key == "variant") variant = v;
+        else if (key == "rate_control") rateControl = v;
+        else if (key == "propagation") propagation = v;
         else
         {
             std::fprintf(stderr,
                          "ns3-chain-tcp: unknown key '%s' (hops, run, duration_s, start_s, segment, "
-                         "queue, spacing, range, gratuitous, variant)\n",
+                         "queue, spacing, range, gratuitous, variant, rate_control, propagation)\n",
                          key.c_str());
             return 2;
         }
+    }
+    if (rateControl != "constant" && rateControl != "minstrel" && rateControl != "ideal")
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: rate_control = '%s' is unknown: it must be constant, minstrel "
+                     "or ideal\n",
+                     rateControl.c_str());
+        return 2;
+    }
+    if (propagation != "range" && propagation != "nakagami")
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: propagation = '%s' is unknown: it must be range or nakagami\n",
+                     propagation.c_str());
+        return 2;
     }
     const char* socketType = variant == "newreno"        ? "ns3::TcpNewReno"
                              : variant == "cubic"        ? "ns3::TcpCubic"
@@ -135,21 +159,42 @@ main(int argc, char** argv)
 
     WifiHelper wifi;
     wifi.SetStandard(WIFI_STANDARD_80211b);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode", StringValue("DsssRate2Mbps"),
-                                 "ControlMode", StringValue("DsssRate1Mbps"),
-                                 "MaxSsrc", UintegerValue(7),
-                                 "MaxSlrc", UintegerValue(4),
-                                 "RtsCtsThreshold", UintegerValue(65535));
+    if (rateControl == "constant")
+    {
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode", StringValue("DsssRate2Mbps"),
+                                     "ControlMode", StringValue("DsssRate1Mbps"),
+                                     "MaxSsrc", UintegerValue(7),
+                                     "MaxSlrc", UintegerValue(4),
+                                     "RtsCtsThreshold", UintegerValue(65535));
+    }
+    else
+    {
+        wifi.SetRemoteStationManager(rateControl == "minstrel" ? "ns3::MinstrelWifiManager"
+                                                               : "ns3::IdealWifiManager",
+                                     "MaxSsrc", UintegerValue(7),
+                                     "MaxSlrc", UintegerValue(4),
+                                     "RtsCtsThreshold", UintegerValue(65535));
+    }
     YansWifiChannelHelper channel;
     channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
-    channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(range));
+    if (propagation == "range")
+    {
+        channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(range));
+    }
+    else
+    {
+        channel.AddPropagationLoss("ns3::LogDistancePropagationLossModel");
+        channel.AddPropagationLoss("ns3::NakagamiPropagationLossModel");
+    }
+    Ptr<YansWifiChannel> yans = channel.Create();
     YansWifiPhyHelper phy;
-    phy.SetChannel(channel.Create());
+    phy.SetChannel(yans);
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, nodes);
     int64_t stream = wifi.AssignStreams(devices, 0);
+    stream += channel.AssignStreams(yans, stream);
 
     AodvHelper aodv;
     InternetStackHelper internet;

@@ -658,36 +658,91 @@ InstallMobility(const Ns3Scenario& sc, int64_t stream)
     return stream;
 }
 
+// Every node's rate manager. The retry limits and the RTS/CTS threshold are attributes of every
+// WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel and Ideal
+// choose among all of the standard's rates, control answers at its basic rates).
+void
+SetRateControl(WifiHelper& wifi, const Ns3Scenario& sc)
+{
+    UintegerValue rtsCts(sc.rts_cts ? 0 : 65535);
+    switch (sc.rate_control)
+    {
+    case NS3_RATE_MINSTREL:
+        wifi.SetRemoteStationManager("ns3::MinstrelWifiManager",
+                                     "MaxSsrc", UintegerValue(sc.short_retry_limit),
+                                     "MaxSlrc", UintegerValue(sc.long_retry_limit),
+                                     "RtsCtsThreshold", rtsCts);
+        break;
+    case NS3_RATE_IDEAL:
+        wifi.SetRemoteStationManager("ns3::IdealWifiManager",
+                                     "MaxSsrc", UintegerValue(sc.short_retry_limit),
+                                     "MaxSlrc", UintegerValue(sc.long_retry_limit),
+                                     "RtsCtsThreshold", rtsCts);
+        break;
+    default:
+        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                     "DataMode", StringValue(sc.data_mode),
+                                     "ControlMode", StringValue(sc.control_mode),
+                                     "MaxSsrc", UintegerValue(sc.short_retry_limit),
+                                     "MaxSlrc", UintegerValue(sc.long_retry_limit),
+                                     "RtsCtsThreshold", rtsCts);
+        break;
+    }
+}
+
+// The channel's propagation: delay at the speed of light, and the loss model(s), chained in the
+// order added (each model's output power is the next one's input).
+YansWifiChannelHelper
+ChannelFor(const Ns3Scenario& sc)
+{
+    YansWifiChannelHelper channel;
+    switch (sc.propagation)
+    {
+    case NS3_PROP_RANGE:
+        // Not YansWifiChannelHelper::Default(): its log-distance model on top of the range
+        // model would leave 250 m neighbours out of reach (NS3.md, pitfalls).
+        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+        channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(sc.range_m));
+        break;
+    case NS3_PROP_NAKAGAMI:
+        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
+        channel.AddPropagationLoss("ns3::LogDistancePropagationLossModel",
+                                   "Exponent", DoubleValue(sc.path_loss_exponent),
+                                   "ReferenceDistance", DoubleValue(sc.reference_distance_m),
+                                   "ReferenceLoss", DoubleValue(sc.reference_loss_db));
+        channel.AddPropagationLoss("ns3::NakagamiPropagationLossModel",
+                                   "Distance1", DoubleValue(sc.nakagami_distance1_m),
+                                   "Distance2", DoubleValue(sc.nakagami_distance2_m),
+                                   "m0", DoubleValue(sc.nakagami_m0),
+                                   "m1", DoubleValue(sc.nakagami_m1),
+                                   "m2", DoubleValue(sc.nakagami_m2));
+        break;
+    default:
+        channel = YansWifiChannelHelper::Default();
+        break;
+    }
+    return channel;
+}
+
 NetDeviceContainer
 InstallWifi(const Ns3Scenario& sc, int64_t& stream)
 {
     static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g};
     WifiHelper wifi;
     wifi.SetStandard(standards[sc.standard]);
-    wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                 "DataMode", StringValue(sc.data_mode),
-                                 "ControlMode", StringValue(sc.control_mode),
-                                 "MaxSsrc", UintegerValue(sc.short_retry_limit),
-                                 "MaxSlrc", UintegerValue(sc.long_retry_limit),
-                                 "RtsCtsThreshold", UintegerValue(sc.rts_cts ? 0 : 65535));
+    SetRateControl(wifi, sc);
     YansWifiPhyHelper phy;
-    YansWifiChannelHelper channel;
-    if (sc.propagation == NS3_PROP_RANGE)
-    {
-        // Not YansWifiChannelHelper::Default(): its log-distance model on top of the range
-        // model would leave 250 m neighbours out of reach (NS3.md, pitfalls).
-        channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
-        channel.AddPropagationLoss("ns3::RangePropagationLossModel", "MaxRange", DoubleValue(sc.range_m));
-    }
-    else
-    {
-        channel = YansWifiChannelHelper::Default();
-    }
-    phy.SetChannel(channel.Create());
+    YansWifiChannelHelper channelHelper = ChannelFor(sc);
+    Ptr<YansWifiChannel> channel = channelHelper.Create();
+    phy.SetChannel(channel);
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");
     NetDeviceContainer devices = wifi.Install(phy, mac, g->nodes);
+    // The PHYs, the rate managers (Minstrel's sampling) and the MACs' backoff; then the
+    // channel's loss models (Nakagami's fading draws), which WifiHelper does not reach. The
+    // range and log-distance models draw nothing and take no stream.
     stream += wifi.AssignStreams(devices, stream);
+    stream += channelHelper.AssignStreams(channel, stream);
     if (sc.bit_error_rate > 0.0)
     {
         // Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame

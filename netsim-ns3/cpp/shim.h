@@ -18,7 +18,9 @@ enum { NS3_TOPO_RANDOM_WAYPOINT = 0, NS3_TOPO_CHAIN = 1, NS3_TOPO_GRID = 2, NS3_
 // 802.11 standards.
 enum { NS3_STD_80211B = 0, NS3_STD_80211A = 1, NS3_STD_80211G = 2 };
 // Propagation loss models.
-enum { NS3_PROP_RANGE = 0, NS3_PROP_LOG_DISTANCE = 1 };
+enum { NS3_PROP_RANGE = 0, NS3_PROP_LOG_DISTANCE = 1, NS3_PROP_NAKAGAMI = 2 };
+// Rate control (the WifiRemoteStationManager of every node).
+enum { NS3_RATE_CONSTANT = 0, NS3_RATE_MINSTREL = 1, NS3_RATE_IDEAL = 2 };
 // Routing protocols. (DSR is not offered: Debian's ns-3 3.37 DSR module connects to WifiMac's
 // obsolete TxErrHeader trace and aborts on any Wi-Fi node; see the crate's README.)
 enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2 };
@@ -73,6 +75,17 @@ typedef struct {
     uint32_t arp_pending_packets;  // packets held per neighbour while ARP resolves it
     int32_t aodv_gratuitous_reply; // AODV's GratuitousReply (ns-3's default: 1)
     int64_t epoch_ns;              // when the endpoints start: the origin of the delivery gaps
+    uint32_t rate_control;         // NS3_RATE_*; data_mode is used by NS3_RATE_CONSTANT only
+    // NS3_PROP_NAKAGAMI: LogDistancePropagationLossModel's attributes, then
+    // NakagamiPropagationLossModel's.
+    double path_loss_exponent;
+    double reference_distance_m;
+    double reference_loss_db;
+    double nakagami_distance1_m;
+    double nakagami_distance2_m;
+    double nakagami_m0;
+    double nakagami_m1;
+    double nakagami_m2;
 } Ns3Scenario;
 
 // One direction's accounting over every pair: A->B is index 0, B->A index 1.

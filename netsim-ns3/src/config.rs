@@ -349,8 +349,15 @@ pub struct WifiConfig {
     /// The standard (default `"802.11b"`).
     pub standard: Standard,
     /// Data rate in Mb/s, constant (default 2, the papers' 802.11). Must be one of the
-    /// standard's rates. Control frames use the standard's lowest rate.
+    /// standard's rates. Control frames use the standard's lowest rate. Used by
+    /// [`RateControl::Constant`] only: with another [`WifiConfig::rate_control`] it must stay
+    /// at its default (the manager picks every frame's rate among all of the standard's).
     pub data_rate_mbps: f64,
+    /// How the MAC picks each data frame's rate (default [`RateControl::Constant`], at
+    /// [`WifiConfig::data_rate_mbps`]). Left out of the serialized config when it is the
+    /// default, so that configs written before it existed keep their text (and run ids).
+    #[serde(skip_serializing_if = "RateControl::is_constant")]
+    pub rate_control: RateControl,
     /// RTS/CTS before every data frame (default off, as ns-3 and most of the papers).
     pub rts_cts: bool,
     /// Attempts of a frame sent without RTS/CTS before the MAC gives up (default 7, 802.11's
@@ -373,11 +380,51 @@ impl Default for WifiConfig {
         Self {
             standard: Standard::B,
             data_rate_mbps: 2.0,
+            rate_control: RateControl::Constant,
             rts_cts: false,
             short_retry_limit: 7,
             long_retry_limit: 4,
             queue_packets: 50,
             bit_error_rate: 0.0,
+        }
+    }
+}
+
+/// The rate adaptation of every node's MAC (ns-3's `WifiRemoteStationManager`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RateControl {
+    /// One data rate for every frame, [`WifiConfig::data_rate_mbps`] (ns-3's
+    /// `ConstantRateWifiManager`): the papers' 802.11.
+    #[default]
+    Constant,
+    /// Minstrel (ns-3's `MinstrelWifiManager`, after the Linux kernel's mac80211 Minstrel):
+    /// a sampling rate search over the standard's rates by measured delivery probability and
+    /// throughput, with its own retry chain (it replaces [`WifiConfig::short_retry_limit`] and
+    /// [`WifiConfig::long_retry_limit`], which must then stay at their defaults).
+    Minstrel,
+    /// ns-3's `IdealWifiManager`: the fastest rate whose bit error rate at the SNR the receiver
+    /// last reported back is at most 1e-6 (`BerThreshold`; ns-3 carries the data frame's SNR
+    /// back with its ACK, an oracle no real radio has). Needs a propagation model under which
+    /// the SNR varies: refused with [`Propagation::Range`].
+    Ideal,
+}
+
+impl RateControl {
+    /// Every rate control offered.
+    pub const ALL: [RateControl; 3] = [Self::Constant, Self::Minstrel, Self::Ideal];
+
+    /// True for the default, one constant rate.
+    pub fn is_constant(&self) -> bool {
+        *self == Self::Constant
+    }
+
+    /// The name used in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Constant => "constant",
+            Self::Minstrel => "minstrel",
+            Self::Ideal => "ideal",
         }
     }
 }
@@ -398,11 +445,107 @@ pub enum Propagation {
     /// availability is not sampled. It has no settings (a struct variant, so that a `range`
     /// given with it is refused rather than ignored).
     LogDistance {},
+    /// Log-distance path loss followed by Nakagami-m fading (ns-3's
+    /// `LogDistancePropagationLossModel` then `NakagamiPropagationLossModel`, chained): the mean
+    /// received power falls with distance, and every frame's power is drawn anew around that
+    /// mean, so frames are lost with a probability that grows with distance. Reach depends on
+    /// the PHY: with these defaults and ns-3 3.37's PHY the mean received power falls to its
+    /// -82 dBm preamble-detection floor 51 m away (netsim-ns3's README shows the arithmetic).
+    /// Route availability is not sampled. Every parameter defaults to ns-3 3.37's attribute
+    /// default.
+    Nakagami(Nakagami),
 }
 
 impl Default for Propagation {
     fn default() -> Self {
         Self::Range { range: 250.0 }
+    }
+}
+
+/// The parameters of [`Propagation::Nakagami`]; every default is ns-3 3.37's attribute default
+/// (`src/propagation/model/propagation-loss-model.cc`).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct Nakagami {
+    /// Path loss exponent (default 3, `LogDistancePropagationLossModel::Exponent`). Range
+    /// `(0, 10]`.
+    pub exponent: f64,
+    /// Distance of the reference loss in metres (default 1,
+    /// `LogDistancePropagationLossModel::ReferenceDistance`). Range `(0, 1000]`.
+    pub reference_distance: f64,
+    /// Loss at the reference distance in dB (default 46.6777, Friis at 1 m and 5.15 GHz:
+    /// `LogDistancePropagationLossModel::ReferenceLoss`). Range `[0, 200]`.
+    pub reference_loss: f64,
+    /// Where `m1` takes over from `m0`, in metres (default 80,
+    /// `NakagamiPropagationLossModel::Distance1`). Range `[0, distance2]`.
+    pub distance1: f64,
+    /// Where `m2` takes over from `m1`, in metres (default 200,
+    /// `NakagamiPropagationLossModel::Distance2`). Range `[distance1, 100000]`.
+    pub distance2: f64,
+    /// Nakagami shape below `distance1` (default 1.5, `NakagamiPropagationLossModel::m0`).
+    /// Range `[0.5, 100]`: 1 is Rayleigh fading, larger is milder, 0.5 the most severe the
+    /// distribution allows.
+    pub m0: f64,
+    /// Shape from `distance1` to `distance2` (default 0.75, `NakagamiPropagationLossModel::m1`).
+    /// Range `[0.5, 100]`.
+    pub m1: f64,
+    /// Shape from `distance2` on (default 0.75, `NakagamiPropagationLossModel::m2`). Range
+    /// `[0.5, 100]`.
+    pub m2: f64,
+}
+
+impl Default for Nakagami {
+    fn default() -> Self {
+        Self {
+            exponent: 3.0,
+            reference_distance: 1.0,
+            reference_loss: 46.6777,
+            distance1: 80.0,
+            distance2: 200.0,
+            m0: 1.5,
+            m1: 0.75,
+            m2: 0.75,
+        }
+    }
+}
+
+/// Largest Nakagami shape accepted: far past any measured channel (at m = 100 a frame's power
+/// varies by a tenth of its mean, one standard deviation), so that a larger value is a typo.
+pub const MAX_NAKAGAMI_M: f64 = 100.0;
+/// Smallest Nakagami shape: the Nakagami-m distribution is defined for m >= 1/2.
+pub const MIN_NAKAGAMI_M: f64 = 0.5;
+
+impl Nakagami {
+    /// Checks every parameter; the error names the field (`propagation.<name>`) and its range.
+    fn validate(&self) -> Result<(), ConfigError> {
+        check_positive("propagation.exponent", self.exponent, 10.0)?;
+        check_positive(
+            "propagation.reference_distance",
+            self.reference_distance,
+            1000.0,
+        )?;
+        check_range(
+            "propagation.reference_loss",
+            self.reference_loss,
+            0.0,
+            200.0,
+        )?;
+        check_range("propagation.distance2", self.distance2, 0.0, MAX_AREA_M)?;
+        if !(self.distance1 >= 0.0 && self.distance1 <= self.distance2) {
+            return Err(ConfigError::out_of_range(
+                "propagation.distance1",
+                self.distance1,
+                format!("in [0, propagation.distance2 ({})]", self.distance2),
+            ));
+        }
+        for (field, m) in [
+            ("propagation.m0", self.m0),
+            ("propagation.m1", self.m1),
+            ("propagation.m2", self.m2),
+        ] {
+            check_range(field, m, MIN_NAKAGAMI_M, MAX_NAKAGAMI_M)?;
+        }
+        Ok(())
     }
 }
 
@@ -563,7 +706,9 @@ impl Ns3Config {
             }
             Topology::Ns2Trace { path } => crate::trace::check(path, self.nodes)?,
         }
-        if self.wifi.standard.mode(self.wifi.data_rate_mbps).is_none() {
+        if self.wifi.rate_control.is_constant()
+            && self.wifi.standard.mode(self.wifi.data_rate_mbps).is_none()
+        {
             return Err(ConfigError::out_of_range(
                 "wifi.data_rate_mbps",
                 self.wifi.data_rate_mbps,
@@ -589,9 +734,14 @@ impl Ns3Config {
             ));
         }
         check_range("arp.pending_packets", self.arp.pending_packets, 1, 1000)?;
-        if let Propagation::Range { range } = self.propagation {
-            check_positive("propagation.range", range, MAX_AREA_M)?;
+        match &self.propagation {
+            Propagation::Range { range } => {
+                check_positive("propagation.range", *range, MAX_AREA_M)?
+            }
+            Propagation::LogDistance {} => {}
+            Propagation::Nakagami(nakagami) => nakagami.validate()?,
         }
+        self.validate_rate_control()?;
         if self.routing == Routing::Dsr {
             return Err(ConfigError::invalid(
                 "routing",
@@ -727,6 +877,50 @@ impl Ns3Config {
         Ok(())
     }
 
+    /// Refuses what a rate manager other than the constant one would not use, and ideal rate
+    /// control where the SNR it chooses by never changes.
+    fn validate_rate_control(&self) -> Result<(), ConfigError> {
+        let control = self.wifi.rate_control;
+        if control.is_constant() {
+            return Ok(());
+        }
+        let defaults = WifiConfig::default();
+        let unused = |field: &str, why: &str| {
+            ConfigError::invalid(
+                field,
+                format!(
+                    "not used with wifi.rate_control = \"{}\" ({why}): leave it out, or use \
+                     rate_control = \"constant\"",
+                    control.as_str()
+                ),
+            )
+        };
+        if self.wifi.data_rate_mbps != defaults.data_rate_mbps {
+            return Err(unused(
+                "wifi.data_rate_mbps",
+                "the manager picks every frame's rate among all of the standard's",
+            ));
+        }
+        if control == RateControl::Minstrel {
+            let why = "Minstrel retries along its own retry chain";
+            if self.wifi.short_retry_limit != defaults.short_retry_limit {
+                return Err(unused("wifi.short_retry_limit", why));
+            }
+            if self.wifi.long_retry_limit != defaults.long_retry_limit {
+                return Err(unused("wifi.long_retry_limit", why));
+            }
+        }
+        if control == RateControl::Ideal && matches!(self.propagation, Propagation::Range { .. }) {
+            return Err(ConfigError::invalid(
+                "wifi.rate_control",
+                "ideal chooses by the receiver's SNR, which the range model never varies (ideal \
+                 would always send at the standard's fastest rate): use propagation.model = \
+                 \"log_distance\" or \"nakagami\", or rate_control = \"constant\" or \"minstrel\"",
+            ));
+        }
+        Ok(())
+    }
+
     /// A static chain of `hops` hops (`hops + 1` nodes, 200 m apart), source at one end and
     /// sink at the other, otherwise the defaults.
     pub fn chain(hops: u32) -> Self {
@@ -772,9 +966,13 @@ impl Ns3Config {
                 format!("{} nodes moving by {}", self.nodes, path.display())
             }
         };
-        let radio = match self.propagation {
+        let radio = match &self.propagation {
             Propagation::Range { range } => format!("{range} m range"),
             Propagation::LogDistance {} => "log-distance propagation".to_owned(),
+            Propagation::Nakagami(n) => format!(
+                "log-distance (exponent {}) with Nakagami fading (m {}/{}/{})",
+                n.exponent, n.m0, n.m1, n.m2
+            ),
         };
         let standard = match self.wifi.standard {
             Standard::B => "802.11b",
@@ -786,9 +984,12 @@ impl Ns3Config {
         } else {
             String::new()
         };
+        let rate = match self.wifi.rate_control {
+            RateControl::Constant => format!("{} Mb/s", self.wifi.data_rate_mbps),
+            other => other.as_str().to_owned(),
+        };
         format!(
-            "{movement}; {standard} {} Mb/s{}{ber}, {radio}; {}; {}",
-            self.wifi.data_rate_mbps,
+            "{movement}; {standard} {rate}{}{ber}, {radio}; {}; {}",
             if self.wifi.rts_cts { " RTS/CTS" } else { "" },
             self.routing.as_str(),
             self.describe_pairs()

@@ -71,8 +71,9 @@ mod tcp;
 mod trace;
 
 pub use config::{
-    AodvConfig, ArpConfig, BackgroundFlow, MAX_NODES, Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config,
-    Propagation, Routing, Standard, Topology, WifiConfig,
+    AodvConfig, ArpConfig, BackgroundFlow, MAX_NAKAGAMI_M, MAX_NODES, MIN_NAKAGAMI_M, Movement,
+    NETSIM_MOVEMENT_HORIZON, Nakagami, Ns3Config, Propagation, RateControl, Routing, Standard,
+    Topology, WifiConfig,
 };
 pub use fixed_window::{FixedWindow, WindowReport};
 pub use medium::{Ns3Medium, quinn_pair, quinn_pairs};
@@ -133,7 +134,9 @@ pub const TCP_BULK_PROGRAM: Option<&str> = option_env!("NS3_TCP_BULK_BIN");
 /// ns-3's helpers without this crate's shim, the yardstick of [`Session::install_tcp`]: the same
 /// chain and seed must deliver the same bytes. Its arguments are `key=value`: `hops`, `run`,
 /// `duration_s`, `start_s`, `segment`, `queue`, `spacing`, `range`, `gratuitous` (AODV's flag,
-/// 0 or 1), `variant` (`newreno`, `cubic`, `vegas`, `westwood`, `westwoodplus`); it prints
+/// 0 or 1), `variant` (`newreno`, `cubic`, `vegas`, `westwood`, `westwoodplus`),
+/// `rate_control` (`constant`, `minstrel`, `ideal`), `propagation` (`range`, or `nakagami`:
+/// log-distance and Nakagami-m fading at ns-3's attribute defaults); it prints
 /// `rx_bytes=N` and `events=N`, and exits 2 naming a bad key or value. `None` without the
 /// feature.
 pub const CHAIN_TCP_PROGRAM: Option<&str> = option_env!("NS3_CHAIN_TCP_BIN");

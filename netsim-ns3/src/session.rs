@@ -15,7 +15,8 @@ use netsim::Side;
 
 use crate::Error;
 use crate::config::{
-    Movement, NETSIM_MOVEMENT_HORIZON, Ns3Config, Propagation, Routing, Standard, Topology,
+    Movement, NETSIM_MOVEMENT_HORIZON, Nakagami, Ns3Config, Propagation, RateControl, Routing,
+    Standard, Topology,
 };
 use crate::ffi::{self, Live, Ns3Cbr, Ns3Pair, Ns3Scenario, ScenarioStrings};
 use crate::stats::Ns3Stats;
@@ -315,9 +316,15 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
             path.to_string_lossy().into_owned(),
         ),
     };
-    let (propagation, range) = match config.propagation {
-        Propagation::Range { range } => (0, range),
-        Propagation::LogDistance {} => (1, 0.0),
+    let (propagation, range, fading) = match &config.propagation {
+        Propagation::Range { range } => (0, *range, Nakagami::default()),
+        Propagation::LogDistance {} => (1, 0.0, Nakagami::default()),
+        Propagation::Nakagami(fading) => (2, 0.0, fading.clone()),
+    };
+    let rate_control = match config.wifi.rate_control {
+        RateControl::Constant => 0,
+        RateControl::Minstrel => 1,
+        RateControl::Ideal => 2,
     };
     let standard = match config.wifi.standard {
         Standard::B => 0,
@@ -400,6 +407,15 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         arp_pending_packets: config.arp.pending_packets,
         aodv_gratuitous_reply: i32::from(config.aodv.gratuitous_reply),
         epoch_ns: nanos(config.start),
+        rate_control,
+        path_loss_exponent: fading.exponent,
+        reference_distance_m: fading.reference_distance,
+        reference_loss_db: fading.reference_loss,
+        nakagami_distance1_m: fading.distance1,
+        nakagami_distance2_m: fading.distance2,
+        nakagami_m0: fading.m0,
+        nakagami_m1: fading.m1,
+        nakagami_m2: fading.m2,
     };
     Ok((scenario, strings))
 }

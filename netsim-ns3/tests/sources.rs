@@ -133,7 +133,7 @@ fn the_first_pair_alone_is_quinn_pair() {
 }
 
 #[test]
-fn sources_out_of_range_are_refused_and_several_ignore_source_and_sink() {
+fn sources_out_of_range_are_refused_and_several_refuse_a_source_or_sink() {
     let too_many = Ns3Config {
         sources: 26,
         ..Ns3Config::default()
@@ -145,12 +145,22 @@ fn sources_out_of_range_are_refused_and_several_ignore_source_and_sink() {
         ..Ns3Config::default()
     };
     assert!(zero.validate().unwrap_err().to_string().contains("sources"));
-    // With several sources, source and sink are not used.
+    // With several sources, source and sink are not used: one set besides is refused, as it
+    // would not act.
     let custom = Ns3Config {
         sources: 2,
         sink: Some(10),
         ..Ns3Config::default()
     };
-    custom.validate().unwrap();
-    assert_eq!(custom.pairs(), vec![(0, 49), (1, 48)]);
+    let err = custom.validate().unwrap_err().to_string();
+    assert!(
+        err.contains("sink") && err.contains("would not act"),
+        "{err}"
+    );
+    let pairs = Ns3Config {
+        sources: 2,
+        ..Ns3Config::default()
+    };
+    pairs.validate().unwrap();
+    assert_eq!(pairs.pairs(), vec![(0, 49), (1, 48)]);
 }

@@ -71,6 +71,15 @@ pub(crate) struct Ns3Scenario {
     pub arp_pending_packets: u32,
     pub aodv_gratuitous_reply: i32,
     pub epoch_ns: i64,
+    pub rate_control: u32,
+    pub path_loss_exponent: f64,
+    pub reference_distance_m: f64,
+    pub reference_loss_db: f64,
+    pub nakagami_distance1_m: f64,
+    pub nakagami_distance2_m: f64,
+    pub nakagami_m0: f64,
+    pub nakagami_m1: f64,
+    pub nakagami_m2: f64,
 }
 
 #[repr(C)]
