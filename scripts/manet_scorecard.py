@@ -132,6 +132,7 @@ def load(directory):
                 "(rerun its command) before reading it"
             )
         lines = text.splitlines()
+        check_digests(path, lines)
         for number, line in enumerate(lines[1:], start=2):
             try:
                 runs.append(json.loads(line)["result"])
@@ -140,6 +141,31 @@ def load(directory):
     if not runs:
         raise BadInput(f"`{directory}` holds no runs yet")
     return runs
+
+
+DIGEST_FIELD = ',"digest":"'
+
+
+def check_digests(path, lines):
+    """From format 3 on every line ends with the first 16 hex digits of the SHA-256 of the line
+    without them (harness/src/batch/integrity.rs): an edited line is refused, as the harness
+    refuses it."""
+    try:
+        sealed = json.loads(lines[0]).get("format", 0) >= 3 if lines else False
+    except ValueError as e:
+        raise BadInput(f"`{path}` line 1: not a harness header line ({e})")
+    if not sealed:
+        return
+    import hashlib
+
+    for number, line in enumerate(lines, start=1):
+        at = len(line) - len(DIGEST_FIELD) - 16 - 2
+        if at < 0 or not line.endswith('"}') or line[at:at + len(DIGEST_FIELD)] != DIGEST_FIELD:
+            raise BadInput(f"`{path}` line {number}: the line carries no digest: it was edited")
+        content = line[:at] + "}"
+        stored = line[at + len(DIGEST_FIELD):-2]
+        if hashlib.sha256(content.encode()).hexdigest()[:16] != stored:
+            raise BadInput(f"`{path}` line {number}: its digest is not its content's: the line was edited")
 
 
 def require(names, wanted, where):

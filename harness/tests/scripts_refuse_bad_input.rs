@@ -56,6 +56,14 @@ fn the_python_readers_refuse_what_they_cannot_read() {
     let text = std::fs::read(root().join("results/ns3-chain/shard-0-of-1.jsonl")).unwrap();
     std::fs::write(d.join("torn/shard-0-of-1.jsonl"), &text[..3000]).unwrap();
     std::fs::create_dir(d.join("empty")).unwrap();
+    // A line edited without its digest recomputed: refused as the harness refuses it.
+    std::fs::create_dir(d.join("edited")).unwrap();
+    let sealed = String::from_utf8(text.clone()).unwrap();
+    std::fs::write(
+        d.join("edited/shard-0-of-1.jsonl"),
+        sealed.replacen("\"goodput_bps\":1", "\"goodput_bps\":9", 1),
+    )
+    .unwrap();
     std::fs::create_dir(d.join("binary")).unwrap();
     std::fs::write(d.join("binary/shard-0-of-1.jsonl"), b"\xff\xfe\n\xff\n").unwrap();
     std::fs::create_dir(d.join("src")).unwrap();
@@ -116,6 +124,12 @@ fn the_python_readers_refuse_what_they_cannot_read() {
             &["binary", "a", "b"],
             &["not a readable result file"],
         ),
+        (
+            "paired_ratio.py",
+            &["edited", "cubic", "karak"],
+            &["line 2", "was edited"],
+        ),
+        ("manet_jain.py", &["edited"], &["line 2", "was edited"]),
     ] {
         refused(d, "python3", script, args, needles);
     }

@@ -1,29 +1,36 @@
 //! What makes an edited result line detectable: a digest of each line's content, written at
 //! its end, and the physical ranges and mutual consistency of a run's figures.
 //!
-//! The digest (BLAKE3 of the line without it, 16 hex digits) catches any edit made without
+//! The digest (SHA-256 of the line without it, its first 16 hex digits: any reader can
+//! recompute it, Python's standard library included) catches any edit made without
 //! recomputing it: a flipped `backend`, a removed statistic, goodput and bytes scaled together.
 //! It is not a signature: whoever recomputes it can forge a line, and the physical checks are
 //! what remains then. Those hold for every run, digest or not (format 1 and 2 files too):
 //! every number is non-negative; fractions (Jain's index, utilization, the up fraction, route
 //! availability) lie in [0, 1]; Jain's index is the one of the flows' goodputs; the run's
-//! bytes are its flows' bytes; no flow delivers more than it sent, loses more than it sent,
-//! or has a median RTT below its minimum or a 95th percentile below its median; ns-3's
-//! statistics are there exactly when the run was on ns-3, ns-3 delivered at least the bytes
-//! the flows received, and no run on ns-3 carries more than the fastest 802.11 rate the
-//! backend offers.
+//! bytes are its flows' bytes; throughput is at least goodput, for the run and each flow; the
+//! link dropped no more than it was offered, and a netsim link never up delivered nothing; no
+//! flow delivers more than it sent, loses more than it sent, or has a median RTT below its
+//! minimum or a 95th percentile below its median; ns-3's statistics are there exactly when the
+//! run was on ns-3, each direction delivered no more than it was offered, ns-3 delivered at
+//! least the bytes the flows received, and no run on ns-3 carries more than the fastest
+//! 802.11 rate the backend offers.
 
 use crate::metrics::RunResult;
 use crate::scenario::backend::BackendKind;
 
 /// The key a line's digest is written under, last in the line.
 const DIGEST_FIELD: &str = ",\"digest\":\"";
-/// Hex digits of a digest (64 bits of BLAKE3).
+/// Hex digits of a digest (the first 64 bits of SHA-256).
 const DIGEST_HEX: usize = 16;
 
 fn digest(content: &str) -> String {
-    let hash = blake3::hash(content.as_bytes());
-    hash.to_hex()[..DIGEST_HEX].to_owned()
+    use sha2::Digest as _;
+    let hash = sha2::Sha256::digest(content.as_bytes());
+    hash.iter()
+        .take(DIGEST_HEX / 2)
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }
 
 /// `json` (one JSON object, no newline) with its digest added as its last field.
@@ -83,6 +90,25 @@ pub fn check_physical(run: &RunResult) -> Result<(), String> {
             run.jain
         ));
     }
+    // The UDP bytes a run sent include every byte it delivered: throughput >= goodput.
+    if run.throughput_bps + 1e-6 < run.goodput_bps {
+        return Err(format!(
+            "throughput_bps = {} is below goodput_bps = {}",
+            run.throughput_bps, run.goodput_bps
+        ));
+    }
+    let link = &run.link;
+    let dropped =
+        link.dropped_error + link.dropped_breakage + link.dropped_queue + link.dropped_mtu;
+    if dropped > link.offered {
+        return Err(format!(
+            "the link dropped {dropped} datagrams of the {} it was offered",
+            link.offered
+        ));
+    }
+    if run.backend == BackendKind::Netsim && run.bytes_delivered > 0 && link.up_fraction == 0.0 {
+        return Err("link.up_fraction = 0, but the run delivered bytes".to_owned());
+    }
     let flow_bytes: u64 = run.flows.iter().map(|f| f.bytes_delivered).sum();
     if !run.flows.is_empty() && flow_bytes != run.bytes_delivered {
         return Err(format!(
@@ -98,6 +124,14 @@ pub fn check_physical(run: &RunResult) -> Result<(), String> {
                 at("bytes_delivered"),
                 f.bytes_delivered,
                 f.udp_bytes_sent
+            ));
+        }
+        if f.throughput_bps + 1e-6 < f.goodput_bps {
+            return Err(format!(
+                "{} = {} is below its goodput {}",
+                at("throughput_bps"),
+                f.throughput_bps,
+                f.goodput_bps
             ));
         }
         if f.packets_lost > f.packets_sent || f.bytes_lost > f.udp_bytes_sent {
@@ -125,6 +159,15 @@ pub fn check_physical(run: &RunResult) -> Result<(), String> {
         }
         (BackendKind::Ns3, Some(stats)) => {
             fraction("ns3.route_available", stats.route_available.unwrap_or(0.0))?;
+            for (direction, d) in [("a_to_b", &stats.a_to_b), ("b_to_a", &stats.b_to_a)] {
+                if d.delivered.bytes > d.offered.bytes
+                    || d.delivered.datagrams > d.offered.datagrams
+                {
+                    return Err(format!(
+                        "ns3.{direction} delivered more than it was offered"
+                    ));
+                }
+            }
             let udp = stats.a_to_b.delivered.bytes;
             if run.bytes_delivered > udp {
                 return Err(format!(
