@@ -52,7 +52,9 @@
 //! [ns3]                           # the ns-3 scenario (netsim_ns3::Ns3Config), backend = "ns3" only;
 //! routing = "aodv"                # a mobility [link.path] carries over (nodes, area, speeds,
 //! [ns3.wifi]                      # pause, range, source, sink); these keys override it
-//! data_rate_mbps = 2
+//! data_rate_mbps = 2              # with rate_control = "constant" (the default); or
+//! # rate_control = "minstrel"     # "minstrel" | "ideal" (netsim-ns3/README.md, "Rate control
+//!                                 # and fading"; propagation = { model = "nakagami" } fades)
 //!
 //! [controllers]
 //! select = ["newreno", "karak"]   # default: every available controller
