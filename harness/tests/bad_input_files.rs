@@ -23,6 +23,25 @@ fn sweep_into(dir: &Path, out: &str) -> Vec<u8> {
     common::sweep_file(dir, out, "1s", "1", "newreno").into_bytes()
 }
 
+/// Runs `s.toml` in `dir` (one seed of NewReno) with its plots in `p`.
+fn plot_scenario(dir: &Path) -> std::process::Output {
+    run_in(
+        dir,
+        &[
+            "run",
+            "--scenario",
+            "s.toml",
+            "--seeds",
+            "1",
+            "--controllers",
+            "newreno",
+            "--plot",
+            "p",
+            "-q",
+        ],
+    )
+}
+
 /// Runs `args` in `dir`; it must be refused (exit 2) with `needle` in its message, and
 /// `results` (a path under `dir`) must still hold `before`.
 fn refused(dir: &Path, args: &[&str], needle: &str, results: &str, before: &[u8]) {
@@ -140,21 +159,7 @@ fn plots_of_labels_with_one_slug_are_separate_files() {
         "[[axis]]\nkey = \"transfer.duration\"\nvalues = [\"1s\", \"2s\"]\nlabels = [\"a/b\", \"a_b\"]\n",
     )
     .unwrap();
-    let output = run_in(
-        dir.path(),
-        &[
-            "run",
-            "--scenario",
-            "s.toml",
-            "--seeds",
-            "1",
-            "--controllers",
-            "newreno",
-            "--plot",
-            "p",
-            "-q",
-        ],
-    );
+    let output = plot_scenario(dir.path());
     let err = stderr(&output);
     assert!(output.status.success(), "{err}");
     let files = std::fs::read_dir(dir.path().join("p")).unwrap().count();
@@ -304,21 +309,7 @@ fn links_inside_output_directories_are_replaced_not_written_through() {
     std::fs::create_dir(d.join("p")).unwrap();
     // A symlink to the scenario, under a name --plot writes.
     std::os::unix::fs::symlink("../s.toml", d.join("p/goodput-s.svg")).unwrap();
-    let output = run_in(
-        d,
-        &[
-            "run",
-            "--scenario",
-            "s.toml",
-            "--seeds",
-            "1",
-            "--controllers",
-            "newreno",
-            "--plot",
-            "p",
-            "-q",
-        ],
-    );
+    let output = plot_scenario(d);
     assert!(output.status.success(), "{}", stderr(&output));
     assert_eq!(
         std::fs::read_to_string(d.join("s.toml")).unwrap(),

@@ -120,3 +120,20 @@ pub fn written_by_harness(text: &str, version: &str) -> String {
         harness::batch::integrity::seal(&header.to_string())
     )
 }
+
+/// Writes `lines` as a result file at `path`, each line sealed with its digest recomputed (as
+/// the build that wrote it sealed it, or as a forger who knows the format would).
+pub fn write_sealed(path: &Path, lines: &[serde_json::Value]) {
+    let text: String = lines
+        .iter()
+        .map(|l| {
+            let mut content = l.clone();
+            content.as_object_mut().unwrap().remove("digest");
+            format!(
+                "{}\n",
+                harness::batch::integrity::seal(&content.to_string())
+            )
+        })
+        .collect();
+    std::fs::write(path, text).unwrap();
+}

@@ -29,18 +29,7 @@ fn swept(dir: &Path) -> Vec<Value> {
 /// Writes `lines` as the result file, each with its digest recomputed: what a forger who knows
 /// the format would write, so that the checks behind the digest are what is tested.
 fn write(dir: &Path, lines: &[Value]) {
-    let text: String = lines
-        .iter()
-        .map(|l| {
-            let mut content = l.clone();
-            content.as_object_mut().unwrap().remove("digest");
-            format!(
-                "{}\n",
-                harness::batch::integrity::seal(&content.to_string())
-            )
-        })
-        .collect();
-    std::fs::write(dir.join("r/shard-0-of-1.jsonl"), text).unwrap();
+    common::write_sealed(&dir.join("r/shard-0-of-1.jsonl"), lines);
 }
 
 /// merge and the resumed sweep both refuse the edited file, naming `needles`.

@@ -16,23 +16,6 @@ fn lines(text: &str) -> Vec<Value> {
         .collect()
 }
 
-/// Writes `lines` as a result file, each sealed with its digest as the build that wrote the
-/// file would have sealed it.
-fn write_lines(path: &Path, lines: &[Value]) {
-    let text: String = lines
-        .iter()
-        .map(|l| {
-            let mut content = l.clone();
-            content.as_object_mut().unwrap().remove("digest");
-            format!(
-                "{}\n",
-                harness::batch::integrity::seal(&serde_json::to_string(&content).unwrap())
-            )
-        })
-        .collect();
-    std::fs::write(path, text).unwrap();
-}
-
 /// `dir/out`'s file as an older build would have written it: karak's revision one lower.
 fn older_karak(dir: &Path, out: &str) {
     let path = dir.join(out).join(SHARD);
@@ -43,7 +26,7 @@ fn older_karak(dir: &Path, out: &str) {
         .find(|c| c["spec"]["name"] == "karak")
         .unwrap();
     karak["identity"]["revision"]["port"] = Value::from(0);
-    write_lines(&path, &file);
+    common::write_sealed(&path, &file);
 }
 
 #[test]
@@ -158,7 +141,7 @@ fn as_format_1(dir: &Path, out: &str) {
         let index = line["result"]["index"].as_u64().unwrap() as usize;
         line["result"]["run_id"] = Value::from(old_id(index));
     }
-    write_lines(&path, &file);
+    common::write_sealed(&path, &file);
 }
 
 #[test]
@@ -208,7 +191,7 @@ fn reidentify_rewrites_ids_only_after_identical_reruns() {
     result["goodput_bps"] = Value::from(bytes as f64 * 8.0 / result["window_s"].as_f64().unwrap());
     let run = result["run_id"].as_str().unwrap().to_owned();
     let controller = result["controller"].as_str().unwrap().to_owned();
-    write_lines(&path, &file);
+    common::write_sealed(&path, &file);
     let mut args = sweep_args("m", "2s", "2", "newreno,karak").to_vec();
     args.extend(["--reidentify", "d", "--verify", "4"]);
     let partial = run_in(dir.path(), &args);
