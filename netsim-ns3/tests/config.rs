@@ -11,6 +11,17 @@ fn parse(text: &str) -> Result<Ns3Config, String> {
     Ok(config)
 }
 
+/// Each (config text, message part): the text is refused with a message holding the part.
+fn assert_refused(cases: &[(&str, &str)]) {
+    for (text, expected) in cases {
+        let error = parse(text).unwrap_err();
+        assert!(
+            error.contains(expected),
+            "{text:?}: got {error:?}, expected {expected:?}"
+        );
+    }
+}
+
 #[test]
 fn defaults_are_karak_s_terrain_and_validate() {
     let config = Ns3Config::default();
@@ -143,13 +154,7 @@ fn errors_name_the_field_and_the_allowed_range() {
         ),
         ("routing = \"batman\"", "unknown variant `batman`"),
     ];
-    for (text, expected) in cases {
-        let error = parse(text).unwrap_err();
-        assert!(
-            error.contains(expected),
-            "{text:?}: got {error:?}, expected {expected:?}"
-        );
-    }
+    assert_refused(&cases);
 }
 
 #[test]
@@ -294,13 +299,7 @@ fn rate_control_and_fading_errors_name_the_field_and_what_is_allowed() {
             "unknown variant `rayleigh`",
         ),
     ];
-    for (text, expected) in cases {
-        let error = parse(text).unwrap_err();
-        assert!(
-            error.contains(expected),
-            "{text:?}: got {error:?}, expected {expected:?}"
-        );
-    }
+    assert_refused(&cases);
 }
 
 #[test]
