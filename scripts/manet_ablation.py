@@ -17,6 +17,8 @@ from manet_scorecard import BadInput, cell, load, own, paired, require, run_main
 def main(argv):
     if len(argv) > 1:
         raise BadInput("usage: scripts/manet_ablation.py [RESULTS_DIR]")
+    if argv and not argv[0]:
+        raise BadInput("an empty RESULTS_DIR would mean the working directory; give a path")
     root = argv[0] if argv else "results/manet"
     ablation = os.path.join(root, "ablation")
     if not os.path.isdir(ablation):

@@ -114,6 +114,8 @@ def load(directory):
     report from half a file, or from none, would look like a finding."""
     import glob
 
+    if not directory:
+        raise BadInput("an empty directory argument would mean the working directory; give a path")
     if not os.path.isdir(directory):
         raise BadInput(f"`{directory}` is not a directory (give a `harness sweep --out` directory)")
     paths = sorted(glob.glob(os.path.join(directory, "shard-*.jsonl")))

@@ -72,6 +72,8 @@ def main() -> int:
     positional = [a for i, a in enumerate(args) if not a.startswith("--") and (i == 0 or args[i - 1] != "--depth")]
     if len(positional) > 1:
         return usage(f"one source directory, not {len(positional)}: {' '.join(positional)}")
+    if positional and not positional[0]:
+        return usage("an empty source directory would mean the working directory; give a path")
     src = Path(positional[0] if positional else "harness/src")
     if not src.is_dir():
         return usage(f"{src} is not a directory (give a crate's src directory)")

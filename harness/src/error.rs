@@ -26,26 +26,40 @@ pub enum HarnessError {
 /// The longest quoted input an error message repeats in full, characters.
 pub const MAX_QUOTED_CHARS: usize = 120;
 
-/// `message` with each backtick-quoted part over [`MAX_QUOTED_CHARS`] cut to its start and its
-/// length.
+/// `text` cut to its start and its length when it is over [`MAX_QUOTED_CHARS`] characters: for
+/// input an error message repeats without quoting it.
+pub fn shorten(text: &str) -> String {
+    let chars = text.chars().count();
+    if chars > MAX_QUOTED_CHARS {
+        let start: String = text.chars().take(MAX_QUOTED_CHARS / 2).collect();
+        format!("{start}... ({chars} characters)")
+    } else {
+        text.to_owned()
+    }
+}
+
+/// `message` with each part quoted in backticks or double quotes over [`MAX_QUOTED_CHARS`] cut
+/// to its start and its length.
 fn abbreviate_quotes(message: &str) -> String {
     if message.len() <= MAX_QUOTED_CHARS {
         return message.to_owned();
     }
-    message
-        .split('`')
-        .enumerate()
-        .map(|(i, part)| {
-            let chars = part.chars().count();
-            if i % 2 == 1 && chars > MAX_QUOTED_CHARS {
-                let start: String = part.chars().take(MAX_QUOTED_CHARS / 2).collect();
-                format!("{start}... ({chars} characters)")
-            } else {
-                part.to_owned()
-            }
-        })
-        .collect::<Vec<_>>()
-        .join("`")
+    let quoted = |message: &str, mark: char| -> String {
+        message
+            .split(mark)
+            .enumerate()
+            .map(|(i, part)| {
+                if i % 2 == 1 {
+                    shorten(part)
+                } else {
+                    part.to_owned()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(&mark.to_string())
+    };
+    // serde quotes a value with `"`, the harness with backticks.
+    quoted(&quoted(message, '`'), '"')
 }
 
 impl HarnessError {
@@ -53,6 +67,15 @@ impl HarnessError {
     /// [`MAX_QUOTED_CHARS`] is shortened, so an error never echoes a megabyte key back.
     pub fn bad_input(message: impl fmt::Display) -> Self {
         Self::BadInput(abbreviate_quotes(&message.to_string()))
+    }
+
+    /// This error with the option that named the file it is about in front (`--csv: cannot
+    /// write ...`).
+    pub fn for_option(self, flag: &str) -> Self {
+        match self {
+            Self::BadInput(message) => Self::BadInput(format!("{flag}: {message}")),
+            other => other,
+        }
     }
 
     /// A failed-run error.

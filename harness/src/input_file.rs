@@ -34,8 +34,22 @@ pub const RESULT: InputKind = InputKind {
     max_bytes: 1 << 30,
 };
 
+/// Whether `path` names a FIFO or a socket: opening or reading one blocks for as long as
+/// nobody writes, so the harness neither reads nor writes one.
+#[cfg(unix)]
+pub fn is_pipe(path: &Path) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    std::fs::metadata(path).is_ok_and(|m| m.file_type().is_fifo() || m.file_type().is_socket())
+}
+
+/// No FIFOs to fear outside Unix.
+#[cfg(not(unix))]
+pub fn is_pipe(_path: &Path) -> bool {
+    false
+}
+
 /// Reads `path` as UTF-8 text, refusing it if it holds more than `kind.max_bytes`. Reads at
-/// most one byte past the limit, whatever the file is.
+/// most one byte past the limit, whatever the file is; a FIFO or a socket is refused unread.
 pub fn read_text(path: &Path, kind: InputKind) -> Result<String> {
     let cannot = |e: &dyn std::fmt::Display| {
         HarnessError::bad_input(format!(
@@ -44,6 +58,11 @@ pub fn read_text(path: &Path, kind: InputKind) -> Result<String> {
             path.display()
         ))
     };
+    if is_pipe(path) {
+        return Err(cannot(
+            &"a FIFO or a socket, not a file (reading one blocks until someone writes)",
+        ));
+    }
     let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
     let mut text = String::new();
     file.take(kind.max_bytes + 1)

@@ -410,3 +410,59 @@ fn an_ns2_trace_is_an_input() {
         refused_untouched(d, &args, &["is an input", "ns-2 trace"]);
     }
 }
+
+#[test]
+fn fifos_are_refused_not_waited_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for fifo in ["f.toml", "f.trace", "out.json"] {
+        let status = std::process::Command::new("mkfifo")
+            .arg(d.join(fifo))
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    std::fs::create_dir(d.join("r")).unwrap();
+    let status = std::process::Command::new("mkfifo")
+        .arg(d.join("r/shard-0-of-1.jsonl"))
+        .status()
+        .unwrap();
+    assert!(status.success());
+    // Each would block forever on open; the test's own timeout is the harness's exit.
+    for (args, needle) in [
+        (&["run", "--scenario", "f.toml"][..], "FIFO"),
+        (&["run", "--trace-file", "f.trace"], "FIFO"),
+        (&["run", "--json", "out.json"], "FIFO"),
+        (&["check", "r"], "FIFO"),
+        (&["merge", "r"], "FIFO"),
+    ] {
+        let mut args = args.to_vec();
+        if args[0] == "run" {
+            args.extend_from_slice(QUICK);
+        }
+        let output = run_in(d, &args);
+        assert_eq!(
+            output.status.code(),
+            Some(2),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+        assert!(
+            stderr(&output).contains(needle)
+                || String::from_utf8_lossy(&output.stdout).contains(needle),
+            "{args:?}: {}",
+            stderr(&output)
+        );
+    }
+}
+
+#[test]
+fn a_sweep_writes_its_shard_file_in_out_not_through_a_link() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::create_dir(d.join("o")).unwrap();
+    std::os::unix::fs::symlink("../elsewhere.jsonl", d.join("o/shard-0-of-1.jsonl")).unwrap();
+    let args = common::sweep_args("o", "1s", "1", "newreno");
+    refused_untouched(d, &args, &["is a symlink or not a regular file", "--out"]);
+    assert!(!d.join("elsewhere.jsonl").exists());
+}

@@ -142,6 +142,26 @@ fn figures_outside_their_physical_range_are_refused() {
             Value::from(1u64 << 40),
             "exceeds what the flow sent",
         ),
+        (
+            &["flows", "0", "connected_s"][..],
+            Value::from(50.0),
+            "past the",
+        ),
+        (
+            &["flows", "0", "flow"][..],
+            Value::from(7),
+            "not the flow's place",
+        ),
+        (
+            &["flows", "0", "rtt_samples"][..],
+            Value::from(0),
+            "reports RTTs",
+        ),
+        (
+            &["flows", "0", "rtt_p95_ms"][..],
+            Value::from(1e300),
+            "longer than the run",
+        ),
     ] {
         let mut lines = swept(dir.path());
         let mut at = &mut lines[1]["result"];

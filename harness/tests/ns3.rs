@@ -70,7 +70,7 @@ fn ns3_work_beyond_its_bounds_is_refused() {
     for step in ["step=\"1ns\"", "step=\"99us\"", "step=\"2s\""] {
         refused(&ns3(&[step]), &[], &["ns3.step", "[100us, 1s]"]);
     }
-    refused(&ns3(&["start=\"2h\""]), &[], &["ns3.start", "[0s, 3600s]"]);
+    refused(&ns3(&["start=\"301s\""]), &[], &["ns3.start", "[0s, 300s]"]);
     // One flow of 1-byte packets, and many flows that are each within their own bound.
     refused(
         &ns3(&["background=[{from=0, to=1, rate=\"1Mbps\", packet_bytes=1}]"]),

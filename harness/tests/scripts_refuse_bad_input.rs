@@ -130,6 +130,13 @@ fn the_python_readers_refuse_what_they_cannot_read() {
             &["line 2", "was edited"],
         ),
         ("manet_jain.py", &["edited"], &["line 2", "was edited"]),
+        ("manet_ablation.py", &[""], &["empty RESULTS_DIR"]),
+        ("module-deps.py", &[""], &["empty source directory"]),
+        (
+            "paired_ratio.py",
+            &["", "a", "b"],
+            &["empty directory argument"],
+        ),
     ] {
         refused(d, "python3", script, args, needles);
     }

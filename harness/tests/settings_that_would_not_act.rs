@@ -60,11 +60,33 @@ mod with_ns3 {
                 &["--link", "path.step=\"10ms\""],
                 &["path.step", "netsim's alone"],
             ),
+            (
+                &[
+                    "--ns3",
+                    "propagation={model=\"nakagami\"}",
+                    "--radio-range",
+                    "1",
+                ][..],
+                &["--radio-range", "no range"][..],
+            ),
         ] {
             let mut args = ns3.to_vec();
             args.extend_from_slice(extra);
             refused(&[], &args, needles);
         }
+        // quinn's qlog, for ns-3's TCP alone.
+        refused(
+            &[],
+            &[
+                "--preset",
+                "ns3-chain",
+                "--controllers",
+                "tcp-newreno",
+                "--qlog",
+                "q",
+            ],
+            &["--qlog", "would write nothing"],
+        );
     }
 
     #[test]

@@ -26,6 +26,18 @@ pub const MAX_SPEED_MPS: f64 = 1000.0;
 const FIELD: &str = "topology.path";
 
 /// `path` read as text, refused past [`MAX_TRACE_BYTES`] after reading one byte more.
+/// Whether `meta` is a FIFO or a socket (reading one can block forever).
+#[cfg(unix)]
+fn is_pipe(meta: &std::fs::Metadata) -> bool {
+    use std::os::unix::fs::FileTypeExt;
+    meta.file_type().is_fifo() || meta.file_type().is_socket()
+}
+
+#[cfg(not(unix))]
+fn is_pipe(_meta: &std::fs::Metadata) -> bool {
+    false
+}
+
 fn read_bounded(path: &Path) -> Result<String, ConfigError> {
     let cannot = |e: &dyn std::fmt::Display| {
         ConfigError::invalid(
@@ -33,6 +45,10 @@ fn read_bounded(path: &Path) -> Result<String, ConfigError> {
             format!("cannot read the ns-2 trace {}: {e}", path.display()),
         )
     };
+    // A FIFO or a socket would block the open or the read for as long as nobody writes.
+    if std::fs::metadata(path).is_ok_and(|m| is_pipe(&m)) {
+        return Err(cannot(&"a FIFO or a socket, not a file"));
+    }
     let file = std::fs::File::open(path).map_err(|e| cannot(&e))?;
     let mut bytes = Vec::new();
     file.take(MAX_TRACE_BYTES + 1)

@@ -10,8 +10,11 @@
 //! availability) lie in [0, 1]; Jain's index is the one of the flows' goodputs; the run's
 //! bytes are its flows' bytes; throughput is at least goodput, for the run and each flow; the
 //! link dropped no more than it was offered, and a netsim link never up delivered nothing; no
-//! flow delivers more than it sent, loses more than it sent, or has a median RTT below its
-//! minimum or a 95th percentile below its median; ns-3's statistics are there exactly when the
+//! flow delivers more than it sent, loses more than it sent, connects or leaves slow start
+//! after the window, finishes before it connected, reports RTTs without samples or longer than
+//! the run, or has a median RTT below its minimum or a 95th percentile below its median; the
+//! flows are numbered in order; ns-3 received no more background packets than it sent and
+//! dropped no more frames at the retry limit than it retransmitted; ns-3's statistics are there exactly when the
 //! run was on ns-3, each direction delivered no more than it was offered, ns-3 delivered at
 //! least the bytes the flows received, and no run on ns-3 carries more than the fastest
 //! 802.11 rate the backend offers.
@@ -140,7 +143,51 @@ pub fn check_physical(run: &RunResult) -> Result<(), String> {
                 at("packets_lost / bytes_lost")
             ));
         }
-        let ordered = [f.rtt_min_ms, f.rtt_p50_ms, f.rtt_p95_ms];
+        if f.flow as usize != i {
+            return Err(format!(
+                "{} = {} is not the flow's place ({i})",
+                at("flow"),
+                f.flow
+            ));
+        }
+        let window = run.window_s + 1e-9;
+        for (field, time) in [
+            ("connected_s", f.connected_s),
+            ("slow_start_s", f.slow_start_s),
+        ] {
+            if time.is_some_and(|t| t > window) {
+                return Err(format!(
+                    "{} = {} is past the {} s window",
+                    at(field),
+                    time.unwrap_or_default(),
+                    run.window_s
+                ));
+            }
+        }
+        if let (Some(connected), Some(finished)) = (f.connected_s, f.finished_s)
+            && finished < connected
+        {
+            return Err(format!(
+                "{} = {finished} is before the flow connected ({connected})",
+                at("finished_s")
+            ));
+        }
+        let rtts = [f.rtt_min_ms, f.rtt_p50_ms, f.rtt_p95_ms];
+        if f.rtt_samples == 0 && rtts.iter().any(Option::is_some) {
+            return Err(format!(
+                "{} = 0, but the flow reports RTTs",
+                at("rtt_samples")
+            ));
+        }
+        // No round trip measured in a run lasts longer than the run.
+        let longest_ms = 1e3 * run.window_s.max(run.link.elapsed_s) + 1e-6;
+        if let Some(rtt) = rtts.iter().flatten().find(|rtt| **rtt > longest_ms) {
+            return Err(format!(
+                "{} reports an RTT of {rtt} ms, longer than the run ({longest_ms} ms)",
+                at("rtt_*_ms")
+            ));
+        }
+        let ordered = rtts;
         if let [Some(min), Some(p50), Some(p95)] = ordered
             && !(min <= p50 && p50 <= p95)
         {
@@ -167,6 +214,16 @@ pub fn check_physical(run: &RunResult) -> Result<(), String> {
                         "ns3.{direction} delivered more than it was offered"
                     ));
                 }
+            }
+            if stats.background_received > stats.background_sent {
+                return Err("ns3.background_received exceeds ns3.background_sent".to_owned());
+            }
+            if stats.mac_retry_limit_drops > stats.mac_retransmissions {
+                return Err(
+                    "ns3.mac_retry_limit_drops exceeds ns3.mac_retransmissions (each such drop \
+                     follows retransmissions)"
+                        .to_owned(),
+                );
             }
             let udp = stats.a_to_b.delivered.bytes;
             if run.bytes_delivered > udp {

@@ -312,6 +312,16 @@ pub fn is_shard_file_name(name: &str) -> bool {
 pub fn open_results(dir: &Path, header: &Header) -> Result<(File, Vec<RunResult>)> {
     std::fs::create_dir_all(dir).map_err(|e| HarnessError::output(dir, e))?;
     let path = shard_path(dir, header.shard);
+    // The shard file is written in --out itself: through a symlink it would land, or append,
+    // somewhere else; a FIFO would block.
+    let entry = std::fs::symlink_metadata(&path);
+    if entry.as_ref().is_ok_and(|m| !m.is_file()) {
+        return Err(HarnessError::bad_input(format!(
+            "`{}` is a symlink or not a regular file: a sweep writes its result file in --out \
+             itself; remove it or use another --out directory",
+            path.display()
+        )));
+    }
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)

@@ -34,7 +34,10 @@ fn by_controller(file: &ResultFile) -> String {
 }
 
 pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
-    let files = crate::batch::merge::collect_files_recursively(&args.inputs)?;
+    let mut files = crate::batch::merge::collect_files_recursively(&args.inputs)?;
+    // One file named twice (`check d d/shard-0-of-1.jsonl`) is checked once.
+    let mut seen = std::collections::BTreeSet::new();
+    files.retain(|f| seen.insert(f.canonicalize().unwrap_or_else(|_| f.clone())));
     let mut report = String::new();
     let (mut current, mut stale, mut refused) = (0usize, 0usize, 0usize);
     for path in &files {
@@ -58,9 +61,14 @@ pub(super) fn check_command(args: &CheckArgs) -> Result<()> {
             Ok(()) => {
                 current += 1;
                 report.push_str(&format!(
-                    "current  {} ({} runs)\n",
+                    "current  {} ({} runs{})\n",
                     path.display(),
-                    file.runs.len()
+                    file.runs.len(),
+                    if file.torn {
+                        "; a torn last line, an interrupted write that resuming drops"
+                    } else {
+                        ""
+                    }
                 ));
             }
             Err(e) => {

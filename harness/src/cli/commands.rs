@@ -193,7 +193,8 @@ pub(super) fn merge_command(args: &MergeArgs) -> Result<()> {
     // Result files keep no window traces: no cwnd plots, nothing to shade.
     files.write(meta, &rows, &merged.runs, &|_, _, _| Vec::new())?;
     if let Some(path) = &args.jsonl {
-        crate::batch::result_file::write(path, &merged.header, &merged.runs)?;
+        crate::batch::result_file::write(path, &merged.header, &merged.runs)
+            .map_err(|e| e.for_option("--jsonl"))?;
     }
     Ok(())
 }
@@ -250,7 +251,8 @@ pub(super) fn calibrate_command(args: &CalibrateArgs) -> Result<()> {
         let mut text = serde_json::to_string_pretty(&calibration)
             .map_err(|e| HarnessError::output(path, e))?;
         text.push('\n');
-        std::fs::write(path, text).map_err(|e| HarnessError::output(path, e))?;
+        std::fs::write(path, text)
+            .map_err(|e| HarnessError::output(path, e).for_option("--json"))?;
     }
     Ok(())
 }

@@ -59,6 +59,17 @@ impl OutputArgs {
                 "--qlog writes quinn's qlog; runs on noq (stack = \"noq\", --stack noq) have none in this harness",
             ));
         }
+        let quinn_sends = grid.controllers.iter().any(|c| {
+            grid.points.iter().any(|p| {
+                c.info().sender(p.stack.unwrap_or_default()) == Ok(crate::stack::Stack::Quinn)
+            })
+        });
+        if self.qlog.is_some() && !quinn_sends {
+            return Err(HarnessError::bad_input(
+                "--qlog writes quinn's qlog, and no run of this grid sends with quinn (ns-3's TCP \
+                 and quiche have none): it would write nothing; drop it",
+            ));
+        }
         if self.dry_run {
             // Checked, not created: a dry run writes nothing.
             return Ok(());
@@ -164,22 +175,24 @@ impl ReportFiles<'_> {
         route_down: &dyn Fn(&str, u64, f64) -> report::plot::Spans,
     ) -> Result<()> {
         if let Some(path) = self.json {
-            report::json::write(path, meta, rows, runs)?;
+            report::json::write(path, meta, rows, runs).map_err(|e| e.for_option("--json"))?;
         }
         if let Some(path) = self.csv {
-            report::csv::write(path, runs)?;
+            report::csv::write(path, runs).map_err(|e| e.for_option("--csv"))?;
         }
         if let Some(path) = self.markdown {
-            report::markdown::write(path, meta, rows)?;
+            report::markdown::write(path, meta, rows).map_err(|e| e.for_option("--markdown"))?;
         }
         if let Some(dir) = self.plot {
-            let files = report::plot::write_all(dir, meta, rows, runs, route_down)?;
+            let files = report::plot::write_all(dir, meta, rows, runs, route_down)
+                .map_err(|e| e.for_option("--plot"))?;
             eprintln!("{} plots written to {}", files.len(), dir.display());
         }
         if let Some(path) = self.html {
             let plots = report::plot::render_all(meta, rows, runs, route_down)?;
             let provenance = report::html::Provenance::current(!meta.backends.is_empty());
-            report::html::write(path, meta, rows, runs, &plots, &provenance)?;
+            report::html::write(path, meta, rows, runs, &plots, &provenance)
+                .map_err(|e| e.for_option("--html"))?;
             eprintln!("report written to {}", path.display());
         }
         Ok(())

@@ -149,6 +149,9 @@ fn holds_results(path: &Path) -> bool {
     use std::io::Read as _;
     const HEADER_START: &[u8] = b"{\"kind\":\"header\"";
     let mut start = [0u8; HEADER_START.len()];
+    if !path.is_file() {
+        return false;
+    }
     std::fs::File::open(path)
         .and_then(|mut f| f.read_exact(&mut start))
         .is_ok_and(|()| start == HEADER_START)
@@ -301,6 +304,12 @@ fn first_missing(path: &Path) -> Option<PathBuf> {
 
 /// Checks that `path` (given with `flag`) can be written (creating nothing but the file).
 pub(super) fn check_file(flag: &str, path: &Path) -> Result<()> {
+    if crate::input_file::is_pipe(path) {
+        return Err(HarnessError::bad_input(format!(
+            "{flag} `{}` is a FIFO or a socket: writing it would block until someone reads; give a file path",
+            path.display()
+        )));
+    }
     if path.is_dir() {
         return Err(HarnessError::bad_input(format!(
             "{flag} `{}` is a directory: give a file path",

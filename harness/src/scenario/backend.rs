@@ -103,7 +103,9 @@ pub fn resolve(base: &Ns3Config, table: Option<&Table>) -> Result<Ns3Config, Str
     };
     apply(base, table).map_err(|e| match first_unreadable(base, table) {
         // serde's message names the type, not the key: name the key that carries it.
-        Some((key, value)) => format!("{key} = {value}: {e}"),
+        // The key is not quoted, so it is cut here; a long value is a quoted string, which
+        // the error itself cuts (`HarnessError::bad_input`).
+        Some((key, value)) => format!("{} = {value}: {e}", crate::error::shorten(&key)),
         None => e,
     })
 }

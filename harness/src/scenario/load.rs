@@ -340,6 +340,14 @@ fn check_path_overrides_act(
                 None => format!(
                     "link.path.{field} is netsim's alone; ns-3 takes only the path's terrain, movement and ends"
                 ),
+                Some(("radio_range", _, _))
+                    if !matches!(config.propagation, netsim_ns3::Propagation::Range { .. }) =>
+                {
+                    format!(
+                        "point `{}` propagates by another model than the unit disk, which has no range",
+                        point.point
+                    )
+                }
                 Some((_, _, true)) if !moving => format!(
                     "point `{}`'s ns-3 topology places its nodes itself, so the path's movement does not carry over",
                     point.point
