@@ -201,3 +201,15 @@ fn check_refuses_an_edited_or_mixed_file_apart_from_a_stale_one() {
     assert_eq!(output.status.code(), Some(2), "{}", stderr(&output));
     assert!(String::from_utf8_lossy(&output.stdout).contains("REFUSED"));
 }
+
+#[test]
+fn a_controller_renamed_in_the_header_and_its_lines_is_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut lines = swept(dir.path());
+    lines[0]["meta"]["controllers"][0] = "cubic".into();
+    for line in &mut lines[1..] {
+        line["result"]["controller"] = "cubic".into();
+    }
+    write(dir.path(), &lines);
+    refused(dir.path(), &["line 1", "`cubic` has no provenance"]);
+}

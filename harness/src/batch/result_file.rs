@@ -71,6 +71,19 @@ impl Header {
             return Err(format!("the header's shard {} does not exist", self.shard));
         }
         let m = &self.meta;
+        if let Some(provenance) = &self.provenance {
+            let known: Vec<String> = provenance
+                .controllers
+                .iter()
+                .map(|c| c.spec.label())
+                .collect();
+            if let Some(label) = m.controllers.iter().find(|c| !known.contains(c)) {
+                return Err(format!(
+                    "the header's controller `{label}` has no provenance (it lists {}): the header was edited",
+                    known.join(", ")
+                ));
+            }
+        }
         let runs = m.points.len() * m.controllers.len() * m.seeds.len();
         if runs != self.run_ids.len() {
             return Err(format!(
