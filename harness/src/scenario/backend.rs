@@ -183,6 +183,10 @@ fn apply(base: &Ns3Config, table: &Table) -> Result<Ns3Config, String> {
             config.sink = None;
         }
     }
+    // -0.0 and 0.0 are one bit error rate: one spelling, so that they are one run id.
+    if config.wifi.bit_error_rate == 0.0 {
+        config.wifi.bit_error_rate = 0.0;
+    }
     if config.sources > 1 {
         // Pair i runs from node i to node nodes - 1 - i: a netsim mobility path's single
         // route (its source and sink) gives way to the pairs. One set in [ns3] is refused by
