@@ -11,14 +11,9 @@
 # every sweep with `--dry-run` (its grid, and that OUT_DIR's directory for it resumes) and
 # runs nothing.
 set -euo pipefail
-if [ $# -ge 1 ] && [ -z "$1" ]; then
-  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
-  exit 2
-fi
-if [ $# -gt 1 ]; then
-  echo "usage: $0 [OUT_DIR]" >&2
-  exit 2
-fi
+# shellcheck source=scripts/check-args.sh
+source "$(dirname "$0")/check-args.sh"
+check_args 0 1 "[OUT_DIR]" "$@"
 # OUT_DIR and HARNESS are the caller's (relative to where the command runs); the defaults are
 # this repository's.
 out=${1:+$(realpath -m -- "$1")}

@@ -4,14 +4,9 @@
 # Usage: scripts/manet-report.sh [RESULTS_DIR] > docs/results/manet.md; CI regenerates it and
 # fails on any difference (.ci/run).
 set -euo pipefail
-if [ $# -ge 1 ] && [ -z "$1" ]; then
-  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
-  exit 2
-fi
-if [ $# -gt 1 ]; then
-  echo "usage: $0 [RESULTS_DIR]" >&2
-  exit 2
-fi
+# shellcheck source=scripts/check-args.sh
+source "$(dirname "$0")/check-args.sh"
+check_args 0 1 "[RESULTS_DIR]" "$@"
 # A directory given is the caller's (relative to where the command runs); the default is
 # this repository's.
 out=${1:+$(realpath -m -- "$1")}

@@ -9,14 +9,9 @@
 # Usage: scripts/reidentify-results.sh NEW_DIR [VERIFY] (VERIFY default 1); HARNESS=path (default
 # target/release/harness, built with the ns3 feature); JOBS (default 2).
 set -euo pipefail
-if [ $# -ge 1 ] && [ -z "$1" ]; then
-  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
-  exit 2
-fi
-if [ $# -lt 1 ] || [ $# -gt 2 ]; then
-  echo "usage: $0 NEW_DIR [VERIFY]" >&2
-  exit 2
-fi
+# shellcheck source=scripts/check-args.sh
+source "$(dirname "$0")/check-args.sh"
+check_args 1 2 "NEW_DIR [VERIFY]" "$@"
 # NEW_DIR and HARNESS are the caller's (relative to where the command runs).
 new=$(realpath -m -- "$1")
 verify=${2:-1}

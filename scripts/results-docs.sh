@@ -20,14 +20,9 @@
 # results/manet is not read: docs/results/manet.md is scripts/manet-report.sh's.
 # CI: tmp=$(mktemp -d) && bash scripts/results-docs.sh "$tmp" && diff -r docs/results/tables "$tmp/tables"
 set -euo pipefail
-if [ $# -ge 1 ] && [ -z "$1" ]; then
-  echo "$0: an empty directory argument would mean this repository's; give a path" >&2
-  exit 2
-fi
-if [ $# -gt 1 ]; then
-  echo "usage: $0 [OUT_DIR]" >&2
-  exit 2
-fi
+# shellcheck source=scripts/check-args.sh
+source "$(dirname "$0")/check-args.sh"
+check_args 0 1 "[OUT_DIR]" "$@"
 root=$(cd "$(dirname "$0")/.." && pwd)
 out=${1:-$root/docs/results}
 # Only the repository's own generated tables are replaced; elsewhere tables/ must be new, so that

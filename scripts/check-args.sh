@@ -1,0 +1,15 @@
+# Sourced by the scripts that take a directory: `check_args MIN MAX USAGE "$@"` exits 2 with the
+# usage unless MIN to MAX arguments are given, and refuses an empty first argument, which the
+# scripts' defaults would otherwise read as "this repository's directory".
+check_args() {
+  local min=$1 max=$2 usage=$3
+  shift 3
+  if [ $# -ge 1 ] && [ -z "$1" ]; then
+    echo "$0: an empty directory argument would mean this repository's; give a path" >&2
+    exit 2
+  fi
+  if [ $# -lt "$min" ] || [ $# -gt "$max" ]; then
+    echo "usage: $0 $usage" >&2
+    exit 2
+  fi
+}
