@@ -668,13 +668,10 @@ SetRateControl(WifiHelper& wifi, const Ns3Scenario& sc)
     switch (sc.rate_control)
     {
     case NS3_RATE_MINSTREL:
-        wifi.SetRemoteStationManager("ns3::MinstrelWifiManager",
-                                     "MaxSsrc", UintegerValue(sc.short_retry_limit),
-                                     "MaxSlrc", UintegerValue(sc.long_retry_limit),
-                                     "RtsCtsThreshold", rtsCts);
-        break;
     case NS3_RATE_IDEAL:
-        wifi.SetRemoteStationManager("ns3::IdealWifiManager",
+        wifi.SetRemoteStationManager(sc.rate_control == NS3_RATE_MINSTREL
+                                         ? "ns3::MinstrelWifiManager"
+                                         : "ns3::IdealWifiManager",
                                      "MaxSsrc", UintegerValue(sc.short_retry_limit),
                                      "MaxSlrc", UintegerValue(sc.long_retry_limit),
                                      "RtsCtsThreshold", rtsCts);
