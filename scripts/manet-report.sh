@@ -2,7 +2,8 @@
 # docs/results/manet.md from the composite's result files (results/manet, written by
 # scripts/manet-evaluation.sh): both scorecards and the ablation table, nothing typed by hand.
 # Usage: scripts/manet-report.sh [RESULTS_DIR] > docs/results/manet.md; CI regenerates it and
-# fails on any difference (.ci/run).
+# fails on any difference (.ci/run). The tables are `harness scorecard`'s: HARNESS=path/to/harness,
+# or a release build made here.
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
 source "$(dirname "$0")/check-args.sh"
@@ -10,7 +11,13 @@ check_args 0 1 "[RESULTS_DIR]" "$@"
 # A directory given is the caller's (relative to where the command runs); the default is
 # this repository's.
 out=${1:+$(realpath -m -- "$1")}
+harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
 cd "$(dirname "$0")/.."
+if [ -z "$harness" ]; then
+  cargo build --release -q -p harness --locked >&2
+  harness=target/release/harness
+fi
+scorecard() { "$harness" scorecard "$@"; }
 out=${out:-results/manet}
 if [ ! -d "$out/quinn" ] || [ ! -d "$out/noq" ]; then
   echo "$out is not the composite's results directory (no quinn/ and noq/ in it)" >&2
@@ -45,9 +52,9 @@ the same mix.
 ## quinn
 
 HEAD
-python3 scripts/manet_scorecard.py "${presets[@]/#/$out/quinn/}" "${fixed[@]}"
+scorecard targets "${presets[@]/#/$out/quinn/}" "${fixed[@]}"
 printf '\n## noq\n\n'
-python3 scripts/manet_scorecard.py "${presets[@]/#/$out/noq/}" "${fixed[@]}"
+scorecard targets "${presets[@]/#/$out/noq/}" "${fixed[@]}"
 cat <<'JITTER'
 
 ## Delay jitter (beyond the targets' presets)
@@ -57,9 +64,9 @@ jitter, which none of the presets above has (the round's mean RTT reads jitter a
 unless mechanism 1e takes it out). quinn, then noq.
 
 JITTER
-python3 scripts/manet_scorecard.py "$out/quinn/jitter"
+scorecard targets "$out/quinn/jitter"
 echo
-python3 scripts/manet_scorecard.py "$out/noq/jitter"
+scorecard targets "$out/noq/jitter"
 dsdv_fixed=()
 for packets in 2 3 4 5; do
   dsdv_fixed+=(--fixed "$out/quinn/ns3-chain-dsdv-fixed-$packets")
@@ -76,9 +83,9 @@ and 60 ms (its 100-packet queue a fifth of the BDP), clean or with Gilbert-Ellio
 (about 0.4% of datagrams, in bursts). quinn, then noq.
 
 BEYOND
-python3 scripts/manet_scorecard.py "$out/quinn/paths"
+scorecard targets "$out/quinn/paths"
 echo
-python3 scripts/manet_scorecard.py "$out/noq/paths"
+scorecard targets "$out/noq/paths"
 cat <<'ROUTING'
 
 ns-3's chains (the `ns3-chain` preset) under proactive routing, `--ns3 routing=olsr` or `dsdv`
@@ -87,11 +94,11 @@ without a route for the first 30 s). quinn with OLSR, then DSDV against the best
 2 to 5 datagrams on the same chains, then noq with both.
 
 ROUTING
-python3 scripts/manet_scorecard.py "$out/quinn/ns3-chain-olsr"
+scorecard targets "$out/quinn/ns3-chain-olsr"
 echo
-python3 scripts/manet_scorecard.py "$out/quinn/ns3-chain-dsdv" "${dsdv_fixed[@]}"
+scorecard targets "$out/quinn/ns3-chain-dsdv" "${dsdv_fixed[@]}"
 echo
-python3 scripts/manet_scorecard.py "$out/noq/ns3-chain-olsr" "$out/noq/ns3-chain-dsdv"
+scorecard targets "$out/noq/ns3-chain-olsr" "$out/noq/ns3-chain-dsdv"
 cat <<'GRID'
 
 The `ns3-grid` preset: a static 5 x 5 grid on ns-3 (200 m apart, 250 m range, 802.11b at
@@ -99,7 +106,7 @@ The `ns3-grid` preset: a static 5 x 5 grid on ns-3 (200 m apart, 250 m range, 80
 quinn.
 
 GRID
-python3 scripts/manet_scorecard.py "$out/quinn/grid"
+scorecard targets "$out/quinn/grid"
 cat <<'STANDARDS'
 
 ns-3's chains (the `ns3-chain` preset) under other 802.11 settings: 802.11a at 12 Mb/s and
@@ -112,7 +119,7 @@ and 12 hops, 802.11b at 2 Mb/s); and one 802.11a hop at 6 to 48 Mb/s
 STANDARDS
 for stack in quinn noq; do
   [ "$stack" = noq ] && echo
-  python3 scripts/manet_scorecard.py "$out/$stack/ns3-chain-802.11a" \
+  scorecard targets "$out/$stack/ns3-chain-802.11a" \
     "$out/$stack/ns3-chain-802.11g" "$out/$stack/ns3-chain-11mbps" "$out/$stack/ns3-chain-rts-cts" \
     "$out/$stack/ns3-chain-ber" "$out/$stack/ns3-chain-hops" "$out/$stack/one-hop"
 done
@@ -125,7 +132,7 @@ flows of one controller (`--mix run,run,run,run`): Jain's index over the four fl
 mean over seeds (the smallest in brackets), `manet` beside Cubic's four.
 
 JAIN
-python3 scripts/manet_jain.py "$out/quinn/coexist-own4"
+scorecard jain "$out/quinn/coexist-own4"
 cat <<'ABL'
 
 ## Ablation (quinn)
@@ -136,7 +143,7 @@ at that point. On ns-3's chains under 802.11a and 802.11g and on one 802.11a hop
 `bdp_cap` is switched off (`-`: not run).
 
 ABL
-python3 scripts/manet_ablation.py "$out"
+scorecard ablation "$out"
 cat <<'PAPERS'
 
 ## The papers' ns-3 presets (quinn)
@@ -157,100 +164,14 @@ done
 if [ ${#papers[@]} -eq 0 ]; then
   echo "No sweep of these presets in $out/papers-ns3 yet (scripts/manet-evaluation.sh)."
 else
-  python3 scripts/manet_scorecard.py "${papers[@]}" --pooled
+  scorecard targets "${papers[@]}" --pooled
 fi
 cat <<'MISSES'
 
 ## Why the missed targets are missed
 
-From the tables above and the ablation; each names the mechanism, where, and why.
-
-- **T1 at parity (PETRA's rows 10-12, netsim's chain):** on a clean path that
-  every controller saturates, no window beats Cubic's goodput; the bound keeps less queue for
-  the same goodput, within 1%, and a mean under 1.00 counts as a miss. netsim's one-hop chain on
-  noq loses more: mechanism 1f's cap moves the window between two and four datagrams there (a
-  traced run, seed 1), one datagram per round, a quarter to a half of it. Reading the cap's
-  delivery rate from the round's smallest RTT instead of its mean (closer to BBR's max-filtered
-  bandwidth) lifts that run set from 1.433 to 1.466 Mb/s (Cubic 1.498; 10 seeds, development
-  runs) but costs 5-9% on ns-3's chains of 2-8 hops on both stacks (5 seeds), where the mean's
-  spread is the contention the cap bounds; not kept.
-- **T1 on the demo:** 1f costs it about 2% (its ablation column), with or without the demo's
-  bit errors (the same sweeps with `--ber 0`: 0.98x either way). The likely reading, not
-  isolated: after a route change lengthens the path, the base RTT of the shorter route makes the
-  cap read the longer route's RTT as the flow's own delay until the next probe or the base's
-  10 s refresh. With 30 seeds (development runs, quinn): 0.971x [0.958, 0.985]; without 1f
-  0.989x, without the backlog bound 0.982x, without both and without the N-1 compensation
-  0.994x [0.982, 1.007]; no other mechanism switched off alone moves it by more than 1%. The
-  bound's smaller queue (p95 RTT 99 ms against Cubic's 150) is what the 2-3% buys.
-- **T1 and T2 beside Cubic (coexist-wireless, coexist-manet):** the backlog bound yields share
-  to a buffer-filling flow (on coexist-wireless 1.10x without it, an interval that includes 1),
-  and Copa's switch, which lifts the bound, wins little of it back there (0.98x without it): it
-  waits five rounds of standing queue for a drain probe, spends the probe's round at the
-  backlog-free window, and hands the window back to the bound whenever the queueing delay falls
-  under a tenth of its recent maximum. The share stays within T4's [0.5, 2].
-- **T3 against the best fixed window (ns-3's 4-hop chain on quinn, 4 and 8 hops on noq):** 1f
-  holds the window between two and four datagrams and moves it one datagram per round (Vegas'
-  step), where the best fixed window holds two or three; at that size a step is a third to half
-  of the window. Drain probes add a round at the backlog-free window every 5 to 40 rounds.
-- **T3 pooled over the papers' presets (1.1x):** 0.97x, and these presets do not separate the
-  controllers at this number of seeds. Over every point and seed `manet` is 1.02-1.06x each
-  baseline taken alone (intervals that include 1), and choosing the best baseline at each point
-  costs any controller about as much: NewReno and Cubic are 0.97x and BBR 0.93x over the best
-  of the other baselines (the tables above). The runs carry several flows of one controller over
-  mobile networks, where each flow's RTT carries the others' queues and AODV's routes change;
-  seed to seed the ratios spread widely (half of the x-best intervals are more than 0.5 wide).
-  By preset, ABRA's node and pause sweeps pull the pool down (0.86x and 0.94x over the best,
-  intervals that include 1) and Karak's BER sweep holds it up (1.04x [0.99, 1.08]). Which
-  mechanism, if any, costs the ABRA presets is not isolated: an ablation there takes about 25
-  minutes per switch on 2 cores. On its own paper's preset SACK-FeW reaches 1.09x
-  [1.01, 1.18] over the best baseline, `manet` 1.01x.
-- **T4 p95 RTT on PETRA's lossy rows (3 on quinn, 3 and 4 on noq):** the Westwood+ floor and
-  Veno's cut keep the window through random losses (without the floor, 0.84-0.89x on rows 3-4),
-  so it carries more in flight than a Cubic that the losses hold at a third of its throughput.
-- **Delay jitter of 20 ms (no target):** the round's minimum sits above the base RTT, so the
-  drain probe reads jitter as a competitor's queue and the mode switch cycles. And netsim's
-  jitter keeps datagrams in order, so a datagram waits behind an earlier one that drew a longer
-  delay: the mean RTT grows with the sending rate, and the spread a drained window measures
-  (mechanism 1e's allowance) is less than the full window adds. Traced on noq's clean row,
-  seed 5: an allowance of 12-14 ms holds the window at 15-20 datagrams against a BDP of about
-  60, 2.35 Mb/s. Measuring the spread from the base RTT instead of the round's minimum removes
-  that collapse (noq's clean row 1.33x the build above; development runs) but costs quinn's two
-  20 ms rows 4% and 10% and PETRA's rows 1-2%; not kept.
-- **The slow long path (1 Mb/s, 150 ms one way; no target):** 0.95-0.98x Cubic. The flow keeps
-  Vegas' few packets queued, so no sample reaches the base RTT and mechanism 5b re-measures it
-  every 10 s; at a 300 ms RTT each re-measurement costs about two rounds at half the window
-  (development runs, 3 seeds: 0.98x Cubic with `refresh_base_rtt=false` on quinn). BBR's
-  ProbeRTT pays the same, and the base refresh is what makes the random-loss gain on PETRA's
-  row 4 (0.77x without it).
-- **Proactive routing on ns-3's chains (no target):** from 2 hops on, the lead over Cubic
-  shrinks from 1.36-1.78x under AODV to 0.87-1.16x under OLSR and DSDV on quinn (0.73-1.18x on
-  noq). ns-3's AODV takes a MAC retry-limit drop for a broken link and tears the route down:
-  Cubic's runs lose 25-30 datagrams per run that way at 4 and 8 hops, and 10-42 more for want
-  of a route, against 3 and 1-3 of `manet`'s.
-  DSDV keeps its routes through those drops, so Cubic reaches 0.349 Mb/s at 4 hops there
-  against 0.194 under AODV, and `manet` leads by 1.08x. Under OLSR, whose HELLO messages are
-  lost under load, every controller loses routes (24-47 datagrams per run for want of one). On
-  DSDV's 8-hop chain `manet` leads Cubic by 3-5% on three seeds of five; on the other two its
-  route is lost for seconds (5-11 probe timeouts), which Cubic's runs on quinn escape.
-- **One 802.11 hop at 6-18 Mb/s (ns-3; no target):** 0.90-0.96x Cubic on both stacks (0.95x at
-  12 Mb/s; 0.98-1.01x at 24-54 Mb/s, at 802.11b's 2 and 11 Mb/s, with RTS/CTS and with bit
-  errors), where every chain of 2 hops or more in those tables leads Cubic by 1.02-3.22x.
-  Mechanism 1f: without it 1.04-1.11x the composite on those hops, but 0.91x, 0.81x and 0.82x at
-  2, 4 and 8 hops of 802.11a (the ablation rows). At 12 Mb/s the link's bandwidth-delay product
-  by its base RTT is about two datagrams (3 ms at about 8.4 Mb/s), yet a fixed window fills it
-  only at 6 (development runs, quinn, seed 1: 4 datagrams 7.49 Mb/s, 5 7.53, 6 8.40, 8 8.45;
-  Cubic 8.45), and 1f's cap of twice the round's bandwidth-delay product plus one datagram holds
-  about 5 (a traced run, seed 1: 7.91 Mb/s). The shortfall depends on when the stacks see each
-  delivery: with the backend's lock-step at 2 ms instead of 1 (`--ns3 step=2ms`, up to 2 ms
-  added to each delivery; netsim-ns3's README, "Time, and the timing error") the composite
-  reaches 0.99x Cubic there (seeds 1-2, development runs). Arming the cap only after a first loss in delay mode, so that a link that never
-  drops a datagram keeps Vegas' bound alone, lifts one hop to 0.99-1.00x the best baseline at 6,
-  18, 24 and 36 Mb/s and netsim's one-hop chain on noq from 0.96x to 0.99x, but costs ns-3's
-  802.11b chains 19%, 5% and 6% at 2, 4 and 8 hops, and the 2-hop chains of 802.11a and 802.11g
-  5% and 3% (development runs, quinn but for netsim's chain, 3-5 seeds): there the flow sees no loss, and the cap is what keeps
-  its own contention down. Not kept.
-- **T6, per-ACK CPU:** the Westwood+ estimate, the RTT rounds and CUBIC's growth per ACK, on top
-  of the shared loss-signal layer (cc-bench's README, "Why the remaining targets are missed").
+The reading of these tables, mechanism by mechanism, is hand-written beside them:
+[manet-analysis.md](manet-analysis.md). Each figure it quotes is one of this page's.
 MISSES
 exec >&3
 cat "$report"

@@ -50,20 +50,14 @@ run_harness() {
 }
 
 render() { # render DIR NAME: one result directory's file
-  python3 - "$1" "$work/$2.md" "$work/$2.json" <<'PY'
+  python3 - "$1" "$work/$2.md" "$work/$2.json" "$work/$2-against.md" <<'PY'
 import json
-import math
-import statistics
 import sys
 
-directory, markdown, merged = sys.argv[1:4]
+directory, markdown, merged, against = sys.argv[1:5]
 report = json.load(open(merged))
 meta, rows, runs = report["meta"], report["summary"], report["runs"]
 BASELINES = ["newreno", "cubic", "bbr", "bbr3"]
-# The harness's two-sided 95% Student's t quantiles (report/paired.rs), up to 30 degrees of freedom.
-T95 = [12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179,
-       2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064,
-       2.060, 2.056, 2.052, 2.048, 2.045, 2.042]
 
 controllers = [c for c in meta["controllers"] if any(r["controller"] == c for r in rows)]
 axes = meta["axes"]
@@ -94,16 +88,6 @@ def table(headers, body):
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(cells) + " |" for cells in body]
     return "\n".join(lines)
-
-
-def paired(pairs):
-    logs = [math.log(a / b) for a, b in pairs if a > 0 and b > 0]
-    if len(logs) < 2:
-        return None
-    mean = statistics.mean(logs)
-    df = len(logs) - 1
-    half = (T95[df - 1] if df <= len(T95) else 1.960) * statistics.stdev(logs) / math.sqrt(len(logs))
-    return {"mean": math.exp(mean), "low": math.exp(mean - half), "high": math.exp(mean + half)}
 
 
 head = axes if axes else ["point"]
@@ -161,28 +145,12 @@ if len(present) >= 2:
         table(head + ["best"] + [f"{esc(c)} x best" for c in controllers], body),
     ]
 if "tcp-newreno" in controllers:
-    others = [c for c in controllers if c != "tcp-newreno"]
-    body = []
-    for point, at in by_point.items():
-        if not at:
-            continue
-        here = [r for r in runs if r["point"] == point]
-        goodput = {(r["controller"], r["seed"]): r["goodput_bps"] for r in here}
-        base = {s: g for (c, s), g in goodput.items() if c == "tcp-newreno"}
-        row = {r["controller"]: r for r in at}
-        cells = point_cells(point, at[0])
-        cells.append(mbps(row["tcp-newreno"]["goodput_bps"]) if "tcp-newreno" in row else "-")
-        for c in others:
-            pairs = [(goodput[(c, s)], b) for s, b in sorted(base.items()) if (c, s) in goodput]
-            cells.append(cell(paired(pairs)))
-        body.append(cells)
     parts += [
         "",
-        "Against ns-3's TCP NewReno (the papers' baseline), seed by seed from the runs of "
-        f"`harness merge results/{directory} --json FILE` (each run's aggregate goodput; seeds "
-        "where either delivered nothing left out, as the harness does).",
+        "Against ns-3's TCP NewReno (the papers' baseline), seed by seed (each run's aggregate "
+        f"goodput): `harness scorecard against results/{directory} --baseline tcp-newreno`.",
         "",
-        table(head + ["tcp-newreno Mb/s"] + [f"{esc(c)} x tcp-newreno" for c in others], body),
+        open(against).read().rstrip("\n"),
     ]
 parts += [
     "",
@@ -196,6 +164,10 @@ PY
 for dir in $(find results -name 'shard-*.jsonl' -printf '%h\n' | sed 's|^results/||' | grep -v '^manet\(/\|$\)' | LC_ALL=C sort -u); do
   name=${dir//\//-}
   run_harness merge "results/$dir" --markdown "$work/$name.md" --json "$work/$name.json"
+  if grep -q '"controller":"tcp-newreno"' "results/$dir"/shard-*.jsonl; then
+    run_harness scorecard against "results/$dir" --baseline tcp-newreno
+    cp "$work/out" "$work/$name-against.md"
+  fi
   render "$dir" "$name" >"$tables/$name.md"
 done
 

@@ -70,6 +70,7 @@ pub mod registry;
 pub mod report;
 pub mod run;
 pub mod scenario;
+pub mod scorecard;
 pub mod stack;
 
 /// The harness version, recorded in result files (shards of different versions do not merge).

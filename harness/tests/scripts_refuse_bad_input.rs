@@ -1,7 +1,7 @@
-//! The scripts in scripts/ fail loudly on bad input: a missing or mistyped directory, an absent
-//! controller, a torn result file, missing or extra arguments, an output that would replace
-//! something. Each exits 2 with a message saying what is wrong, and leaves every file as it
-//! was. (They need bash and python3, which CI's machines have.)
+//! The scripts in scripts/ fail loudly on bad input: a missing or mistyped directory, missing or
+//! extra arguments, an output that would replace something. Each exits 2 with a message saying
+//! what is wrong, and leaves every file as it was. (They need bash and python3, which CI's
+//! machines have.) What they read through `harness scorecard` is refused by it: tests/scorecard.rs.
 
 mod common;
 
@@ -47,98 +47,20 @@ fn refused(dir: &Path, program: &str, script: &str, args: &[&str], needles: &[&s
 }
 
 #[test]
-fn the_python_readers_refuse_what_they_cannot_read() {
+fn the_module_checker_refuses_what_it_cannot_read() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let chain = root().join("results/ns3-chain");
-    let chain = chain.to_str().unwrap();
-    std::fs::create_dir(d.join("torn")).unwrap();
-    let text = std::fs::read(root().join("results/ns3-chain/shard-0-of-1.jsonl")).unwrap();
-    std::fs::write(d.join("torn/shard-0-of-1.jsonl"), &text[..3000]).unwrap();
-    std::fs::create_dir(d.join("empty")).unwrap();
-    // A line edited without its digest recomputed: refused as the harness refuses it.
-    std::fs::create_dir(d.join("edited")).unwrap();
-    let sealed = String::from_utf8(text.clone()).unwrap();
-    std::fs::write(
-        d.join("edited/shard-0-of-1.jsonl"),
-        sealed.replacen("\"goodput_bps\":1", "\"goodput_bps\":9", 1),
-    )
-    .unwrap();
-    std::fs::create_dir(d.join("binary")).unwrap();
-    std::fs::write(d.join("binary/shard-0-of-1.jsonl"), b"\xff\xfe\n\xff\n").unwrap();
     std::fs::create_dir(d.join("src")).unwrap();
     std::fs::write(d.join("src/lib.rs"), b"\xff\xfe").unwrap();
-    for (script, args, needles) in [
+    for (args, needles) in [
         (
-            "paired_ratio.py",
-            &["nowhere", "cubic", "manet"][..],
-            &["`nowhere` is not a directory"][..],
+            &["nowhere", "--check"][..],
+            &["nowhere is not a directory"][..],
         ),
-        (
-            "paired_ratio.py",
-            &[chain, "cubic", "manett"],
-            &["manett: no runs", "it holds"],
-        ),
-        (
-            "paired_ratio.py",
-            &[chain, "tcp-newreno", "karak"],
-            &["tcp-newreno: no runs"],
-        ),
-        ("paired_ratio.py", &[chain, "cubic"], &["usage"]),
-        ("manet_jain.py", &["empty"], &["holds no result file"]),
-        (
-            "manet_jain.py",
-            &["torn"],
-            &["torn line", "resume the sweep"],
-        ),
-        ("manet_jain.py", &[], &["usage"]),
-        (
-            "manet_scorecard.py",
-            &["--fixed"],
-            &["--fixed needs a directory"],
-        ),
-        ("manet_scorecard.py", &[chain], &["manet: no runs"]),
-        (
-            "manet_ablation.py",
-            &["empty"],
-            &["ablation` is not a directory"],
-        ),
-        ("manet_ablation.py", &["a", "b"], &["usage"]),
-        (
-            "module-deps.py",
-            &["nowhere", "--check"],
-            &["nowhere is not a directory"],
-        ),
-        (
-            "module-deps.py",
-            &["src", "--check"],
-            &["not readable as UTF-8"],
-        ),
-        (
-            "manet_jain.py",
-            &["binary"],
-            &["not a readable result file"],
-        ),
-        (
-            "paired_ratio.py",
-            &["binary", "a", "b"],
-            &["not a readable result file"],
-        ),
-        (
-            "paired_ratio.py",
-            &["edited", "cubic", "karak"],
-            &["line 2", "was edited"],
-        ),
-        ("manet_jain.py", &["edited"], &["line 2", "was edited"]),
-        ("manet_ablation.py", &[""], &["empty RESULTS_DIR"]),
-        ("module-deps.py", &[""], &["empty source directory"]),
-        (
-            "paired_ratio.py",
-            &["", "a", "b"],
-            &["empty directory argument"],
-        ),
+        (&["src", "--check"], &["not readable as UTF-8"]),
+        (&[""], &["empty source directory"]),
     ] {
-        refused(d, "python3", script, args, needles);
+        refused(d, "python3", "module-deps.py", args, needles);
     }
 }
 

@@ -1,9 +1,10 @@
-//! The command line: `run`, `sweep`, `merge`, `calibrate`, `presets`, `controllers`.
+//! The command line: `run`, `sweep`, `merge`, `check`, `calibrate`, `scorecard`, `presets`,
+//! `controllers`.
 //!
 //! Split by job: `args` declares the commands and their arguments; `overrides` turns the
 //! scenario flags into a grid; `output` writes tables, files and plots; `paths` checks where
 //! outputs land; `commands` runs each
-//! command.
+//! command; `scorecard` declares and runs `harness scorecard`.
 
 use std::io::Write as _;
 
@@ -18,12 +19,14 @@ mod output;
 mod overrides;
 mod parse;
 mod paths;
+mod scorecard;
 
 pub use args::*;
 use check::check_command;
 use commands::{
     calibrate_command, controllers_command, merge_command, presets_command, run, sweep_command,
 };
+pub use scorecard::ScorecardArgs;
 
 const ABOUT: &str = "Emulation harness for MANET-aware QUIC congestion controllers (quinn 0.11 and noq 1.x over netsim or ns-3).";
 
@@ -76,6 +79,10 @@ pub enum Command {
     /// Compare a fast model's results (netsim) with a reference's (ns-3) on the same
     /// experiment: goodput ratios per point and controller, and whether the rankings agree.
     Calibrate(CalibrateArgs),
+    /// Compare controllers from result files: seed-paired ratios, the composite's targets,
+    /// pooled figures, Jain's index, the ablation, the README's decision table, the
+    /// development/validation split and the throughput-delay picture.
+    Scorecard(ScorecardArgs),
     /// List the built-in presets (paper experiments), or print one as a scenario file.
     Presets(PresetsArgs),
     /// Internal: run one ns-3 run (a JSON request on stdin, the result on stdout). The harness
@@ -115,6 +122,7 @@ pub fn dispatch(cli: Cli) -> Result<()> {
         Some(Command::Merge(args)) => merge_command(&args),
         Some(Command::Check(args)) => check_command(&args),
         Some(Command::Calibrate(args)) => calibrate_command(&args),
+        Some(Command::Scorecard(args)) => scorecard::scorecard_command(&args),
         Some(Command::Presets(args)) => presets_command(&args),
         Some(Command::Controllers) => controllers_command(),
         Some(Command::Ns3Worker) => crate::run::ns3_worker::serve(crate::run::execute_here),
