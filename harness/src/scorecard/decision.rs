@@ -7,7 +7,7 @@
 //! Cubic whose 95% interval lies entirely above 1; when none does, keep Cubic, the stack's
 //! default. The row shows that controller's goodput over Cubic and over the best other
 //! baseline at each point, its p95 RTT over Cubic's, and the featured controller's (`manet`)
-//! goodput over Cubic, each with its interval.
+//! goodput over Cubic, each with its interval, and how many seed pairs they pool.
 //!
 //! The spec (TOML; paths relative to the spec file):
 //!
@@ -76,6 +76,7 @@ pub fn decision(path: &Path) -> Result<Document> {
         "over the best other baseline".to_owned(),
         "p95 RTT over Cubic's".to_owned(),
         format!("`{}` over Cubic", spec.featured),
+        "Pairs".to_owned(),
         "Measured in".to_owned(),
     ]);
     for (i, row) in spec.row.iter().enumerate() {
@@ -231,8 +232,18 @@ fn decide(
         Cell::ratio(x_best),
         rtt,
         Cell::ratio(over_cubic(featured)),
+        Cell::text(pairs_of(points, chosen).to_string()),
         Cell::text(format!("[{}]({})", page_name(&row.page), row.page)),
     ]
+}
+
+/// How many seed pairs the chosen controller's figures pool (itself and Cubic on one seed).
+fn pairs_of(points: &[Point], chosen: &str) -> usize {
+    let mut pool = Pool::default();
+    for point in points {
+        pool.add(point.pairs(chosen, DEFAULT));
+    }
+    pool.len()
 }
 
 fn page_name(page: &str) -> &str {

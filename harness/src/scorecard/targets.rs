@@ -63,6 +63,14 @@ struct Tally {
     by_experiment: Vec<(String, Pool)>,
     overall: Pool,
     points: Vec<Point>,
+    /// Points with both p95 RTTs, those where the controller's is the longer, and the largest
+    /// ratio of the two.
+    rtt_points: usize,
+    rtt_longer: usize,
+    rtt_largest_ratio: f64,
+    /// The runs of every point scored: a point whose runs another experiment already holds
+    /// (a preset's default point in several sweeps) is tabled again but counted once.
+    scored: std::collections::HashSet<Vec<String>>,
 }
 
 /// Scores `experiments`; every experiment must hold `controller` and Cubic.
@@ -87,13 +95,26 @@ pub fn scorecard(experiments: &[Experiment], options: Options<'_>) -> Result<Doc
         if let Some(set) = set {
             doc.heading(format!("{} cells", capitalized(&set.to_string())));
         }
+        let rows = tally.table.as_ref().map_or(0, |t| t.rows.len());
         if let Some(table) = tally.table {
             doc.table(table);
         }
         doc.text(format!(
-            "{} targets met, {} missed",
-            tally.met, tally.missed
+            "{} targets met, {} missed{}",
+            tally.met,
+            tally.missed,
+            if tally.scored.len() < rows {
+                " (a point whose runs an earlier row holds is counted once)"
+            } else {
+                ""
+            }
         ));
+        if tally.rtt_longer > 0 {
+            doc.text(format!(
+                "p95 RTT above Cubic's at {} of {} points (at most {:.1}x Cubic's)",
+                tally.rtt_longer, tally.rtt_points, tally.rtt_largest_ratio
+            ));
+        }
         if options.pooled {
             pooled(
                 &mut doc,
@@ -170,13 +191,15 @@ fn score_point(
         tally.overall.add(best_pairs);
         tally.points.push(point.clone());
     }
+    let runs: Vec<String> = mine.values().map(|f| f.run_id.clone()).collect();
+    let counted = tally.scored.insert(runs);
     let mut verdicts = Vec::new();
     let mut target = |label: String, ok: bool| {
         verdicts.push(format!("{label} {}", if ok { "met" } else { "MISSED" }));
-        if ok {
-            tally.met += 1;
-        } else {
-            tally.missed += 1;
+        match (counted, ok) {
+            (false, _) => {}
+            (true, true) => tally.met += 1,
+            (true, false) => tally.missed += 1,
         }
     };
     if let Some(r) = x_default {
@@ -188,6 +211,11 @@ fn score_point(
     let (rtt_mine, rtt_cubic) = (p95_mean(mine), p95_mean(cubic));
     if let (Some(m), Some(c)) = (rtt_mine, rtt_cubic) {
         target("T4 RTT".into(), m <= c);
+        tally.rtt_points += usize::from(counted);
+        if counted && m > c {
+            tally.rtt_longer += 1;
+            tally.rtt_largest_ratio = tally.rtt_largest_ratio.max(m / c);
+        }
     }
     if point.ns3 && matches!(point.label.as_str(), "hops=4" | "hops=8") {
         if let Some(r) = x_best {
