@@ -166,6 +166,24 @@ if [ ${#papers[@]} -eq 0 ]; then
 else
   scorecard targets "${papers[@]}" --pooled
 fi
+cat <<'PICTURES'
+
+## Throughput and delay
+
+Goodput against p95 RTT per point, one marker per controller at its mean over seeds with one
+standard deviation each way (up and left is better), drawn by `harness scorecard
+throughput-delay` (scripts/results-docs.sh):
+
+PICTURES
+for stack in quinn noq papers-ns3; do
+  links=()
+  for dir in "$out/$stack"/*/; do
+    name=$(basename "$dir")
+    case $name in *-fixed-*) continue ;; esac
+    links+=("[$name](tables/throughput-delay/$stack-$name.svg)")
+  done
+  printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
+done
 cat <<'MISSES'
 
 ## Why the missed targets are missed

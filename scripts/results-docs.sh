@@ -17,7 +17,9 @@
 #   calibrate-karak-speed-hops.md  netsim against ns-3 over the same movement, run by run;
 #   karak-ber-backends.md          Karak's bit-error sweep on ns-3 and on netsim with and
 #                                  without its 802.11 layer.
-# results/manet is not read: docs/results/manet.md is scripts/manet-report.sh's.
+#   throughput-delay/<stack>-<preset>.svg  per experiment of the composite's evaluation
+#                       (results/manet/STACK/PRESET): `harness scorecard throughput-delay`.
+# results/manet's tables are not made here: docs/results/manet.md is scripts/manet-report.sh's.
 # CI: tmp=$(mktemp -d) && bash scripts/results-docs.sh "$tmp" && diff -r docs/results/tables "$tmp/tables"
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
@@ -361,3 +363,12 @@ for point in points:
     label = rows[(point, "newreno")]["params"].get("BER", point)
     print(f"| {label} | " + " | ".join(ratios) + " | " + " | ".join(pairs) + " |")
 PY
+
+# The composite's throughput-delay pictures, one per experiment of its evaluation (the fixed
+# windows are references, not experiments).
+mkdir -p "$tables/throughput-delay"
+for dir in results/manet/quinn/* results/manet/noq/* results/manet/papers-ns3/*; do
+  case $dir in *-fixed-*) continue ;; esac
+  name=${dir#results/manet/}
+  run_harness scorecard throughput-delay "$dir" --out "$tables/throughput-delay/${name//\//-}.svg"
+done
