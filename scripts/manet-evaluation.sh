@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The composite controller's evaluation (cc-manet; README, "Which controller for my path"):
+# The composite controller's evaluation (cc-manet; docs/results/manet.md, and the README's decision table):
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (python3, standard

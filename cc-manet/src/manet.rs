@@ -17,7 +17,7 @@ const RECENT_ROUNDS: usize = 4;
 /// The share of its queueing delay a drain probe's round must keep for the queue to count as
 /// another flow's: a queue this flow built loses at least a quarter of its delay when the flow
 /// sends only its backlog-free window. Chosen between 1/2 and 3/4 on ns3-chain and
-/// coexist-manet (README, "Which controller for my path"): with 1/2, the contention delay of an
+/// coexist-manet (docs/results/manet.md): with 1/2, the contention delay of an
 /// 802.11 chain, which a smaller window reduces by less than half, read as a competitor's queue.
 const DRAIN_KEEPS: f64 = 0.75;
 /// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1); below it, the
