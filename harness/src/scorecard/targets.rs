@@ -268,7 +268,14 @@ fn beside_competitor(
     };
     let share = own / others;
     target("T4 share".into(), (0.5..=2.0).contains(&share));
-    let mut text = format!("x others {share:.2}");
+    // The target reads the ratio of means; the seeds' own ratios show how far it holds.
+    let by_seed: Vec<f64> = mine
+        .values()
+        .filter_map(|f| Some(f.goodput_bps / f.others_bps.filter(|o| *o > 0.0)?))
+        .collect();
+    let low = by_seed.iter().copied().fold(f64::INFINITY, f64::min);
+    let high = by_seed.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    let mut text = format!("x others {share:.2} (seeds {low:.2} to {high:.2})");
     let loss = |s: &Seeds| mean(&s.values().map(|f| f.loss_rate).collect::<Vec<_>>());
     if let (Some(m), Some(n)) = (loss(mine), newreno.and_then(loss))
         && n > 0.0
