@@ -28,6 +28,12 @@ pub const TRACE: InputKind = InputKind {
     max_bytes: 64 << 20,
 };
 
+/// A scorecard's split file and decision spec (TOML): a split of 10,000 cells is about 1 MB.
+pub const SCORECARD: InputKind = InputKind {
+    what: "scorecard file",
+    max_bytes: 4 << 20,
+};
+
 /// Result files (`.jsonl`, read by sweep, merge, calibrate and adopt): about 100,000 runs.
 pub const RESULT: InputKind = InputKind {
     what: "result file",

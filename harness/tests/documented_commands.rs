@@ -2,7 +2,7 @@
 //! `harness sweep` in the READMEs and docs is checked with `--dry-run` (its grid, every
 //! setting, its outputs and, for a sweep, that its `--out` directory resumes: the committed
 //! result file there is this grid's and this build's), and every `presets`, `controllers`,
-//! `check` and file-free `merge` runs. Commands with placeholders (`DIR`, `NAME`, `...`) are
+//! `check`, `scorecard` and file-free `merge` runs. Commands with placeholders (`DIR`, `NAME`, `...`) are
 //! forms, not commands, and are left out; commands on the ns-3 presets need the `ns3` feature
 //! (CI's ns3 stage runs this test with it).
 
@@ -98,7 +98,16 @@ fn commands(text: &str) -> Vec<String> {
         })
         .filter(|args| {
             let sub = args.split_whitespace().next().unwrap_or("");
-            ["run", "sweep", "merge", "check", "presets", "controllers"].contains(&sub)
+            [
+                "run",
+                "sweep",
+                "merge",
+                "check",
+                "scorecard",
+                "presets",
+                "controllers",
+            ]
+            .contains(&sub)
         })
         .collect()
 }
@@ -121,8 +130,12 @@ fn is_form(args: &[String]) -> bool {
     {
         return true;
     }
-    // `merge`, `sweep` and `check` alone name the subcommand in prose: each needs arguments.
-    if args.len() == 1 && ["merge", "sweep", "check"].contains(&args[0].as_str()) {
+    // `merge`, `sweep`, `check` and `scorecard` (and a scorecard's subcommand) alone name the
+    // command in prose: each needs arguments.
+    if args.len() == 1 && ["merge", "sweep", "check", "scorecard"].contains(&args[0].as_str()) {
+        return true;
+    }
+    if args.len() == 2 && args[0] == "scorecard" {
         return true;
     }
     args.iter().any(|a| {
@@ -192,6 +205,8 @@ fn every_documented_command_runs_as_written() {
             match args[0].as_str() {
                 "run" | "sweep" => args.push("--dry-run".to_owned()),
                 "merge" if writes(&args) => continue,
+                // A split or a picture is a file of its own: written by the tests, not here.
+                "scorecard" if args.iter().any(|a| a == "--out") => continue,
                 _ => {}
             }
             let output = common::harness()

@@ -38,7 +38,9 @@ fn read(path: &Path) -> String {
 fn readme_parts() -> (String, String) {
     let text = read(&root().join("README.md"));
     let begin = text.find(TABLE_BEGIN).expect("the README's decision table");
-    let end = text.find(TABLE_END).expect("the end of the README's decision table");
+    let end = text
+        .find(TABLE_END)
+        .expect("the end of the README's decision table");
     (
         format!("{}{}", &text[..begin], &text[end..]),
         text[begin..end].to_owned(),
@@ -55,7 +57,8 @@ fn decimals(text: &str) -> Vec<(usize, usize, &str)> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        let starts = bytes[i].is_ascii_digit() && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric() && bytes[i - 1] != b'.');
+        let starts = bytes[i].is_ascii_digit()
+            && (i == 0 || !bytes[i - 1].is_ascii_alphanumeric() && bytes[i - 1] != b'.');
         if !starts {
             i += 1;
             continue;
@@ -101,8 +104,8 @@ fn quoted(text: &str) -> (Vec<String>, Vec<String>) {
             continue;
         }
         let after = &text[end..];
-        let is_ratio = after.starts_with('x')
-            && !after[1..].starts_with(|c: char| c.is_ascii_alphanumeric());
+        let is_ratio =
+            after.starts_with('x') && !after[1..].starts_with(|c: char| c.is_ascii_alphanumeric());
         if is_ratio {
             ratios.push(number.to_owned());
             // The first end of a range: `0.73-1.18x`.
@@ -132,7 +135,10 @@ fn every_quoted_figure_is_in_a_generated_page() {
         generated += " ";
         generated += &squeeze(&read(table));
     }
-    let numbers: BTreeSet<&str> = decimals(&generated).into_iter().map(|(_, _, n)| n).collect();
+    let numbers: BTreeSet<&str> = decimals(&generated)
+        .into_iter()
+        .map(|(_, _, n)| n)
+        .collect();
     let (intervals, _) = quoted(&generated);
     let intervals: BTreeSet<String> = intervals.into_iter().collect();
     let mut missing = Vec::new();
@@ -166,8 +172,9 @@ fn every_quoted_figure_is_in_a_generated_page() {
 
 #[test]
 fn the_figure_reader_finds_ratios_ranges_and_intervals() {
-    let (intervals, ratios) =
-        quoted("at 1.62x, 0.73-1.18x, 0.91x to 0.98x, 0.97x [0.95, 0.98] and 1.05 [0.99, 1.12]; 802.11a at 2.5 Mb/s");
+    let (intervals, ratios) = quoted(
+        "at 1.62x, 0.73-1.18x, 0.91x to 0.98x, 0.97x [0.95, 0.98] and 1.05 [0.99, 1.12]; 802.11a at 2.5 Mb/s",
+    );
     assert_eq!(intervals, ["0.97 [0.95, 0.98]", "1.05 [0.99, 1.12]"]);
     assert_eq!(ratios, ["1.62", "1.18", "0.73", "0.91", "0.98"]);
 }

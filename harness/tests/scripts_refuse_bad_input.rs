@@ -105,6 +105,8 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
             &["empty directory argument"],
         ),
         ("manet-report.sh", &["half"], &["is not a directory"]),
+        ("readme-table.sh", &["--fix"], &["unknown argument `--fix`"]),
+        ("readme-table.sh", &["--check", "b"], &["usage"]),
     ] {
         refused(d, "bash", script, args, needles);
     }

@@ -56,7 +56,7 @@ pub const MAX_ROWS: usize = 40;
 
 /// The decision table of the spec at `path`.
 pub fn decision(path: &Path) -> Result<Document> {
-    let text = crate::input_file::read_text(path, crate::input_file::SCENARIO)?;
+    let text = crate::input_file::read_text(path, crate::input_file::SCORECARD)?;
     let bad = |what: String| {
         HarnessError::bad_input(format!("decision spec `{}`: {what}", path.display()))
     };

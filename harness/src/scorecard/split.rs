@@ -120,7 +120,7 @@ impl Split {
 
     /// Reads a split file.
     pub fn read(path: &Path) -> Result<Self> {
-        let text = crate::input_file::read_text(path, crate::input_file::SCENARIO)?;
+        let text = crate::input_file::read_text(path, crate::input_file::SCORECARD)?;
         let bad = |what: String| {
             HarnessError::bad_input(format!("split file `{}`: {what}", path.display()))
         };
