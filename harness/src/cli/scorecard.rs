@@ -31,6 +31,15 @@ enum Format {
     Json,
 }
 
+/// `--targets`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Targets {
+    /// T1-T4 (issue 34).
+    Composite,
+    /// R1-R2 (issue 52).
+    Regimes,
+}
+
 #[derive(Debug, Args)]
 struct FormatArg {
     /// Output format.
@@ -61,6 +70,11 @@ enum ScorecardCommand {
         /// and in all (each pair of runs once, whatever points hold it).
         #[arg(long)]
         pooled: bool,
+        /// The targets each point is held to: the composite's on its evaluation (T1-T4), or
+        /// the regime grid's at every cell (R1: at least 0.95x Cubic, no interval below 0.9;
+        /// R2: at least 0.9x the best baseline).
+        #[arg(long, value_enum, default_value_t = Targets::Composite)]
+        targets: Targets,
         #[command(flatten)]
         format: FormatArg,
     },
@@ -117,8 +131,12 @@ enum ScorecardCommand {
     /// seeded shuffle, into a new file: declared once, before tuning.
     Split {
         /// Result directories whose cells are split.
-        #[arg(required = true, value_name = "DIR")]
+        #[arg(value_name = "DIR", required_unless_present = "preset")]
         inputs: Vec<PathBuf>,
+        /// A preset whose grid's cells are split (repeatable): a split declared before any
+        /// run; the preset's sweep is then read from a directory of the same name.
+        #[arg(long, value_name = "NAME")]
+        preset: Vec<String>,
         /// The draw's seed.
         #[arg(long)]
         seed: u64,
@@ -170,12 +188,17 @@ pub(super) fn scorecard_command(args: &ScorecardArgs) -> Result<()> {
             fixed,
             split,
             pooled,
+            targets: target_set,
             format,
         } => {
             let experiments = read_all(inputs)?;
             let fixed = read_all(fixed)?;
             let split = split.as_deref().map(Split::read).transpose()?;
             let options = targets::Options {
+                targets: match target_set {
+                    Targets::Composite => targets::TargetSet::Composite,
+                    Targets::Regimes => targets::TargetSet::Regimes,
+                },
                 controller,
                 fixed: &fixed,
                 split: split.as_ref(),
@@ -206,12 +229,19 @@ pub(super) fn scorecard_command(args: &ScorecardArgs) -> Result<()> {
         ScorecardCommand::Decision { spec, format } => print(&decision::decision(spec)?, format),
         ScorecardCommand::Split {
             inputs,
+            preset,
             seed,
             validation,
             out,
         } => {
-            check_output(out, inputs)?;
-            let split = Split::draw(&read_all(inputs)?, *seed, *validation)?;
+            if !inputs.is_empty() {
+                check_output(out, inputs)?;
+            }
+            let mut experiments = read_all(inputs)?;
+            for name in preset {
+                experiments.push(Experiment::of_preset(name)?);
+            }
+            let split = Split::draw(&experiments, *seed, *validation)?;
             let mut file = std::fs::OpenOptions::new()
                 .write(true)
                 .create_new(true)

@@ -231,6 +231,32 @@ impl Experiment {
         }
     }
 
+    /// The points of a preset's grid, with no runs: the cells a split is declared over before
+    /// anything has run (the sweep of preset `NAME` goes into a directory named `NAME`).
+    pub fn of_preset(name: &str) -> Result<Self> {
+        let preset = crate::presets::lookup(name)?;
+        let source = crate::scenario::Source {
+            name: format!("preset {}", preset.name),
+            default_name: preset.name.to_owned(),
+            text: preset.text.to_owned(),
+            dir: None,
+        };
+        let grid = crate::scenario::load(&source, &[])?;
+        Ok(Self {
+            path: PathBuf::from(preset.name),
+            name: preset.name.to_owned(),
+            points: grid
+                .points
+                .iter()
+                .map(|p| Point {
+                    label: p.point.clone(),
+                    ..Point::default()
+                })
+                .collect(),
+            stacks: Default::default(),
+        })
+    }
+
     /// Every controller name of the experiment.
     pub fn controllers(&self) -> std::collections::BTreeSet<&str> {
         self.points

@@ -7,6 +7,7 @@
 //! ```toml
 //! seed = 52
 //! validation_fraction = 0.3
+//! experiments = ["ns3-chain"]
 //!
 //! [[cell]]
 //! experiment = "ns3-chain"   # the result directory's name, whatever stack ran it
@@ -57,6 +58,7 @@ struct CellEntry {
 struct SplitFile {
     seed: u64,
     validation_fraction: f64,
+    experiments: Vec<String>,
     cell: Vec<CellEntry>,
 }
 
@@ -67,6 +69,8 @@ pub struct Split {
     pub seed: u64,
     /// The share of cells drawn into validation.
     pub validation_fraction: f64,
+    /// The experiments (result directories or presets, by name) whose cells were drawn.
+    pub experiments: Vec<String>,
     cells: BTreeMap<(String, String), Set>,
 }
 
@@ -90,6 +94,9 @@ impl Split {
             .collect();
         cells.sort();
         cells.dedup();
+        let mut names: Vec<String> = experiments.iter().map(Experiment::cell_name).collect();
+        names.sort();
+        names.dedup();
         if cells.len() < 2 {
             return Err(HarnessError::bad_input(format!(
                 "the inputs hold {} cell(s): a split needs at least two",
@@ -114,6 +121,7 @@ impl Split {
         Ok(Self {
             seed,
             validation_fraction: fraction,
+            experiments: names,
             cells,
         })
     }
@@ -144,6 +152,7 @@ impl Split {
         Ok(Self {
             seed: file.seed,
             validation_fraction: file.validation_fraction,
+            experiments: file.experiments,
             cells,
         })
     }
@@ -153,6 +162,7 @@ impl Split {
         let file = SplitFile {
             seed: self.seed,
             validation_fraction: self.validation_fraction,
+            experiments: self.experiments.clone(),
             cell: self
                 .cells
                 .iter()

@@ -9,6 +9,11 @@
 //! - T4: p95 RTT at most Cubic's; beside a competitor a goodput ratio in [0.5, 2] and a loss
 //!   rate at most 2x NewReno's in the same mix.
 //!
+//! The regime grid's targets (issue 52, [`TargetSet::Regimes`]) hold at every cell instead:
+//!
+//! - R1: at least 0.95x Cubic, with no interval entirely below 0.9;
+//! - R2: at least 0.9x the best baseline.
+//!
 //! With a split, development and validation cells are tabled, counted and pooled apart.
 
 use std::collections::BTreeMap;
@@ -22,9 +27,21 @@ use super::split::{Set, Split};
 use crate::error::Result;
 use crate::report::paired::PairedRatio;
 
+/// Which targets a point is held to.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum TargetSet {
+    /// The composite's targets on its evaluation's presets (issue 34): T1-T4.
+    #[default]
+    Composite,
+    /// The regime grid's targets at every cell (issue 52): R1 and R2.
+    Regimes,
+}
+
 /// What to score.
 #[derive(Clone, Copy, Debug)]
 pub struct Options<'a> {
+    /// The targets each point is held to.
+    pub targets: TargetSet,
     /// The controller scored (`manet`).
     pub controller: &'a str,
     /// Sweeps of `fixed` windows: the best of them per point and seed is T3's reference.
@@ -202,22 +219,27 @@ fn score_point(
             (true, false) => tally.missed += 1,
         }
     };
-    if let Some(r) = x_default {
-        target("T1".into(), r.mean >= 1.0 && r.high >= 0.95);
+    let composite = options.targets == TargetSet::Composite;
+    match (options.targets, x_default) {
+        (TargetSet::Composite, Some(r)) => target("T1".into(), r.mean >= 1.0 && r.high >= 0.95),
+        (TargetSet::Regimes, Some(r)) => target("R1".into(), r.mean >= 0.95 && r.high >= 0.9),
+        (_, None) => {}
     }
     if let Some(r) = x_best {
-        target("T2".into(), r.mean >= 0.9);
+        target(if composite { "T2" } else { "R2" }.into(), r.mean >= 0.9);
     }
     let (rtt_mine, rtt_cubic) = (p95_mean(mine), p95_mean(cubic));
     if let (Some(m), Some(c)) = (rtt_mine, rtt_cubic) {
-        target("T4 RTT".into(), m <= c);
+        if composite {
+            target("T4 RTT".into(), m <= c);
+        }
         tally.rtt_points += usize::from(counted);
         if counted && m > c {
             tally.rtt_longer += 1;
             tally.rtt_largest_ratio = tally.rtt_largest_ratio.max(m / c);
         }
     }
-    if point.ns3 && matches!(point.label.as_str(), "hops=4" | "hops=8") {
+    if composite && point.ns3 && matches!(point.label.as_str(), "hops=4" | "hops=8") {
         if let Some(r) = x_best {
             target("T3 x1.3".into(), r.mean >= 1.3);
         }
@@ -234,7 +256,11 @@ fn score_point(
             );
         }
     }
-    let beside = beside_competitor(mine, point.controllers.get("newreno"), &mut target);
+    let beside = if composite {
+        beside_competitor(mine, point.controllers.get("newreno"), &mut target)
+    } else {
+        String::new()
+    };
     let rtt = match (rtt_mine, rtt_cubic) {
         (Some(m), Some(c)) => format!("{m:.0} / {c:.0}"),
         _ => String::new(),

@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use super::experiment::{Experiment, Figures, Point, Seeds, pairs, ratio};
 use super::pool::Pool;
 use super::split::Split;
-use super::targets::{Options, scorecard};
+use super::targets::{Options, TargetSet, scorecard};
 
 /// Runs of `controller` with these goodputs (Mb/s) on seeds 1, 2, ...; run ids `{tag}-{controller}-{seed}`.
 fn runs(tag: &str, controller: &str, goodputs_mbps: &[f64], rtt_ms: f64) -> Seeds {
@@ -127,6 +127,7 @@ fn a_point_shared_by_several_experiments_is_pooled_once() {
     assert_eq!((pool.len(), pool.duplicates), (6, 6));
     assert!(close(pool.ratio().unwrap().mean, 2f64.sqrt()));
     let options = Options {
+        targets: TargetSet::Composite,
         controller: "manet",
         fixed: &[],
         split: None,
@@ -175,6 +176,7 @@ fn targets_are_met_or_missed_by_their_rules() {
         )],
     );
     let options = Options {
+        targets: TargetSet::Composite,
         controller: "manet",
         fixed: std::slice::from_ref(&fixed),
         split: None,
@@ -218,6 +220,7 @@ fn development_and_validation_cells_are_scored_apart() {
     let split = Split::draw(&experiments, 3, 0.5).unwrap();
     assert_eq!(split.counts(), (3, 3));
     let options = Options {
+        targets: TargetSet::Composite,
         controller: "manet",
         fixed: &[],
         split: Some(&split),
@@ -248,4 +251,45 @@ fn development_and_validation_cells_are_scored_apart() {
             p.label
         );
     }
+}
+
+#[test]
+fn the_regime_targets_hold_each_cell_to_095_of_cubic_and_09_of_the_best() {
+    let grid = experiment(
+        "grid",
+        vec![
+            point(
+                "near",
+                false,
+                vec![
+                    ("manet", runs("n", "manet", &[0.96, 0.96, 0.96], 50.0)),
+                    ("cubic", runs("n", "cubic", &[1.0, 1.0, 1.0], 100.0)),
+                ],
+            ),
+            point(
+                "behind",
+                false,
+                vec![
+                    ("manet", runs("b", "manet", &[0.8, 0.8, 0.8], 50.0)),
+                    ("cubic", runs("b", "cubic", &[1.0, 1.0, 1.0], 100.0)),
+                    ("bbr", runs("b", "bbr", &[0.85, 0.85, 0.85], 100.0)),
+                ],
+            ),
+        ],
+    );
+    let options = Options {
+        targets: TargetSet::Regimes,
+        controller: "manet",
+        fixed: &[],
+        split: None,
+        pooled: false,
+    };
+    let doc = scorecard(std::slice::from_ref(&grid), options)
+        .unwrap()
+        .markdown();
+    // 0.96x Cubic meets R1 (the composite's T1 would miss it); 0.8x Cubic misses R1 and, as
+    // 0.8x Cubic, the best baseline there, R2 too.
+    assert!(doc.contains("| grid | near | 0.96 [0.96, 0.96]* | 0.96 [0.96, 0.96]* | cubic | 50 / 100 | - | R1 met, R2 met |"), "{doc}");
+    assert!(doc.contains("| R1 MISSED, R2 MISSED |"), "{doc}");
+    assert!(doc.contains("2 targets met, 2 missed"), "{doc}");
 }
