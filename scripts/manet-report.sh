@@ -61,7 +61,7 @@ cat <<'JITTER'
 
 The `jitter` preset: a clean or lossy 10 Mb/s link with a uniform per-datagram delay
 jitter, which none of the presets above has (the round's mean RTT reads jitter as backlog
-unless mechanism 1e takes it out). quinn, then noq.
+unless the jitter allowance, `jitter_allowance`, takes it out). quinn, then noq.
 
 JITTER
 scorecard targets "$out/quinn/jitter"
@@ -89,8 +89,8 @@ scorecard targets "$out/noq/paths"
 cat <<'ROUTING'
 
 ns-3's chains (the `ns3-chain` preset) under proactive routing, `--ns3 routing=olsr` or `dsdv`
-with `--ns3 start=40s` (routing's warm-up before the flow: without it DSDV left the 8-hop chain
-without a route for the first 30 s). quinn with OLSR, then DSDV against the best fixed window of
+with `--ns3 start=40s` (routing's warm-up before the flow: without it DSDV had not yet found the
+8-hop chain's route when the flow started). quinn with OLSR, then DSDV against the best fixed window of
 2 to 5 datagrams on the same chains, then noq with both.
 
 ROUTING
