@@ -141,6 +141,18 @@ const PRESETS: &[Preset] = &[
         name: "regimes-wifi-lan",
         text: include_str!("../presets/regimes-wifi-lan.toml"),
     },
+    Preset {
+        name: "regimes-ns3-one",
+        text: include_str!("../presets/regimes-ns3-one.toml"),
+    },
+    Preset {
+        name: "regimes-ns3-sources",
+        text: include_str!("../presets/regimes-ns3-sources.toml"),
+    },
+    Preset {
+        name: "regimes-ns3-flows",
+        text: include_str!("../presets/regimes-ns3-flows.toml"),
+    },
 ];
 
 /// Every preset, the demo first.
@@ -196,6 +208,41 @@ mod tests {
             assert_eq!(grid.name, name);
             if name != "demo" {
                 assert!(grid.paper.is_some(), "{name} names its paper table");
+            }
+        }
+    }
+
+    /// The regime grid's cells, and the development/validation split declared for them before
+    /// any run: every cell of every regime preset is in exactly one set.
+    #[test]
+    fn every_regime_cell_has_a_declared_set() {
+        use crate::scorecard::experiment::Experiment;
+        use crate::scorecard::split::Split;
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
+        let mut presets = vec![
+            ("regimes-netsim", 36, "regimes-split.toml"),
+            ("regimes-jitter", 18, "regimes-split.toml"),
+            ("regimes-wifi-lan", 12, "regimes-split.toml"),
+        ];
+        if cfg!(feature = "ns3") {
+            for name in [
+                "regimes-ns3-one",
+                "regimes-ns3-sources",
+                "regimes-ns3-flows",
+            ] {
+                presets.push((name, 6, "regimes-ns3-split.toml"));
+            }
+        }
+        for (name, cells, file) in presets {
+            let experiment = Experiment::of_preset(name).unwrap();
+            assert_eq!(experiment.points.len(), cells, "{name}");
+            let split = Split::read(&dir.join(file)).unwrap();
+            assert!(
+                split.experiments.iter().any(|e| e == name),
+                "{file} covers {name}"
+            );
+            for point in &experiment.points {
+                split.set_of(&experiment, &point.label).unwrap();
             }
         }
     }
