@@ -229,6 +229,15 @@ impl Standard {
             .fold(0.0, f64::max)
     }
 
+    /// The name used in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::B => "802.11b",
+            Self::A => "802.11a",
+            Self::G => "802.11g",
+        }
+    }
+
     /// The data rates in Mb/s and their ns-3 `WifiMode` names.
     pub fn modes(self) -> &'static [(f64, &'static str)] {
         const B: &[(f64, &str)] = &[
@@ -977,11 +986,7 @@ impl Ns3Config {
                 n.exponent, n.m0, n.m1, n.m2
             ),
         };
-        let standard = match self.wifi.standard {
-            Standard::B => "802.11b",
-            Standard::A => "802.11a",
-            Standard::G => "802.11g",
-        };
+        let standard = self.wifi.standard.as_str();
         let ber = if self.wifi.bit_error_rate > 0.0 {
             format!(" BER {}", self.wifi.bit_error_rate)
         } else {
