@@ -659,19 +659,19 @@ InstallMobility(const Ns3Scenario& sc, int64_t stream)
 }
 
 // Every node's rate manager. The retry limits and the RTS/CTS threshold are attributes of every
-// WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel and Ideal
-// choose among all of the standard's rates, control answers at its basic rates).
+// WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel, Minstrel-HT
+// and Ideal choose among all of the standard's rates, control answers at its basic rates).
 void
 SetRateControl(WifiHelper& wifi, const Ns3Scenario& sc)
 {
+    static const char* const adaptive[] = {nullptr, "ns3::MinstrelWifiManager", "ns3::IdealWifiManager", "ns3::MinstrelHtWifiManager"};
     UintegerValue rtsCts(sc.rts_cts ? 0 : 65535);
     switch (sc.rate_control)
     {
     case NS3_RATE_MINSTREL:
     case NS3_RATE_IDEAL:
-        wifi.SetRemoteStationManager(sc.rate_control == NS3_RATE_MINSTREL
-                                         ? "ns3::MinstrelWifiManager"
-                                         : "ns3::IdealWifiManager",
+    case NS3_RATE_MINSTREL_HT:
+        wifi.SetRemoteStationManager(adaptive[sc.rate_control],
                                      "MaxSsrc", UintegerValue(sc.short_retry_limit),
                                      "MaxSlrc", UintegerValue(sc.long_retry_limit),
                                      "RtsCtsThreshold", rtsCts);
@@ -724,11 +724,30 @@ ChannelFor(const Ns3Scenario& sc)
 NetDeviceContainer
 InstallWifi(const Ns3Scenario& sc, int64_t& stream)
 {
-    static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g};
+    static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g, WIFI_STANDARD_80211n, WIFI_STANDARD_80211n};
     WifiHelper wifi;
     wifi.SetStandard(standards[sc.standard]);
     SetRateControl(wifi, sc);
     YansWifiPhyHelper phy;
+    // 802.11n: a 20 MHz channel in the named band, the band's default channel number. (HT's
+    // other defaults are what the config promises: one antenna and spatial stream, the long
+    // guard interval, HtConfiguration::ShortGuardIntervalSupported being false.) No A-MPDU
+    // aggregation, so no block-ACK agreements: with them ns-3 3.37 aborts on lossy multi-hop
+    // runs (an A-MPDU reaching a node without a recipient agreement in
+    // HtFrameExchangeManager::EndReceiveAmpdu; "Invalid WifiPhy state" in SwitchToTx). See the
+    // README, "802.11n".
+    if (sc.standard == NS3_STD_80211N_2_4GHZ || sc.standard == NS3_STD_80211N_5GHZ)
+    {
+        Config::SetDefault("ns3::WifiMac::BE_MaxAmpduSize", UintegerValue(0));
+    }
+    if (sc.standard == NS3_STD_80211N_2_4GHZ)
+    {
+        phy.Set("ChannelSettings", StringValue("{0, 20, BAND_2_4GHZ, 0}"));
+    }
+    else if (sc.standard == NS3_STD_80211N_5GHZ)
+    {
+        phy.Set("ChannelSettings", StringValue("{0, 20, BAND_5GHZ, 0}"));
+    }
     YansWifiChannelHelper channelHelper = ChannelFor(sc);
     Ptr<YansWifiChannel> channel = channelHelper.Create();
     phy.SetChannel(channel);
