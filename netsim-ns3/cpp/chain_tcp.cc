@@ -6,7 +6,12 @@
 // metres apart in a row, IEEE 802.11b ad hoc, no RTS/CTS, 7/4 MAC retries, a `queue`-packet
 // WifiMacQueue as the only interface queue (the traffic-control queue disc removed), IPv4 only,
 // AODV (with its GratuitousReply flag as given). The rate: 2 Mb/s data and 1 Mb/s control
-// (`rate_control=constant`), or ns-3's Minstrel or Ideal manager. The radio: a unit disk of
+// (`rate_control=constant`), or ns-3's Minstrel or Ideal manager. With
+// `standard=802.11n-2.4GHz` or `802.11n-5GHz` the chain is 802.11n (HT) on a 20 MHz channel
+// of that band with ns-3's HT defaults (one stream, long guard interval) but no A-MPDU
+// aggregation (BE_MaxAmpduSize 0, as the backend): data at HT MCS `mcs`
+// and control at the band's 6 Mb/s OFDM rate (`rate_control=constant`), or ns-3's Minstrel-HT
+// or Ideal manager. The radio: a unit disk of
 // `range` metres and no other loss model (`propagation=range`), or log-distance path loss then
 // Nakagami-m fading (`propagation=nakagami`), both with ns-3's attribute defaults, so that the
 // backend's documented defaults are checked against ns-3's own. ns-3 numbers random streams
@@ -18,7 +23,8 @@
 // usage: ns3-chain-tcp key=value ...   keys (defaults): hops (4), run (1), duration_s (60),
 //        start_s (0), segment (1428), queue (50), spacing (200), range (250), gratuitous (1),
 //        variant (newreno | cubic | vegas | westwood | westwoodplus),
-//        rate_control (constant | minstrel | ideal), propagation (range | nakagami)
+//        rate_control (constant | minstrel | ideal | minstrel_ht), propagation (range | nakagami),
+//        standard (802.11b | 802.11n-2.4GHz | 802.11n-5GHz), mcs (7; 802.11n constant only)
 // prints: "rx_bytes=N" (bytes the sink application got) and "events=N"
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -65,10 +71,11 @@ int
 main(int argc, char** argv)
 {
     double hops = 4, run = 1, duration_s = 60, start_s = 0, segment = 1428, queue = 50, spacing = 200,
-           range = 250, gratuitous = 1;
+           range = 250, gratuitous = 1, mcs = 7;
     std::string variant = "newreno";
     std::string rateControl = "constant";
     std::string propagation = "range";
+    std::string standard = "802.11b";
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -92,20 +99,35 @@ main(int argc, char** argv)
         else if (key == "variant") variant = v;
         else if (key == "rate_control") rateControl = v;
         else if (key == "propagation") propagation = v;
+        else if (key == "standard") standard = v;
+        else if (key == "mcs") mcs = parse(key, v, 0, 7);
         else
         {
             std::fprintf(stderr,
                          "ns3-chain-tcp: unknown key '%s' (hops, run, duration_s, start_s, segment, "
-                         "queue, spacing, range, gratuitous, variant, rate_control, propagation)\n",
+                         "queue, spacing, range, gratuitous, variant, rate_control, propagation, standard, mcs)\n",
                          key.c_str());
             return 2;
         }
     }
-    if (rateControl != "constant" && rateControl != "minstrel" && rateControl != "ideal")
+    bool ht = standard == "802.11n-2.4GHz" || standard == "802.11n-5GHz";
+    if (!ht && standard != "802.11b")
     {
         std::fprintf(stderr,
-                     "ns3-chain-tcp: rate_control = '%s' is unknown: it must be constant, minstrel "
-                     "or ideal\n",
+                     "ns3-chain-tcp: standard = '%s' is unknown: it must be 802.11b, "
+                     "802.11n-2.4GHz or 802.11n-5GHz\n",
+                     standard.c_str());
+        return 2;
+    }
+    const char* manager = rateControl == "minstrel"      ? "ns3::MinstrelWifiManager"
+                          : rateControl == "ideal"       ? "ns3::IdealWifiManager"
+                          : rateControl == "minstrel_ht" ? "ns3::MinstrelHtWifiManager"
+                                                         : nullptr;
+    if (rateControl != "constant" && !manager)
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: rate_control = '%s' is unknown: it must be constant, minstrel, "
+                     "ideal or minstrel_ht\n",
                      rateControl.c_str());
         return 2;
     }
@@ -158,20 +180,36 @@ main(int argc, char** argv)
     mobility.Install(nodes);
 
     WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211b);
+    YansWifiPhyHelper phy;
+    std::string dataMode = "DsssRate2Mbps";
+    std::string controlMode = "DsssRate1Mbps";
+    if (ht)
+    {
+        bool band24 = standard == "802.11n-2.4GHz";
+        wifi.SetStandard(WIFI_STANDARD_80211n);
+        phy.Set("ChannelSettings", StringValue(band24 ? "{0, 20, BAND_2_4GHZ, 0}" : "{0, 20, BAND_5GHZ, 0}"));
+        // No A-MPDU aggregation (and so no block-ACK agreements), as the backend: ns-3 3.37
+        // aborts on lossy multi-hop chains with it.
+        Config::SetDefault("ns3::WifiMac::BE_MaxAmpduSize", UintegerValue(0));
+        dataMode = "HtMcs" + std::to_string(int(mcs));
+        controlMode = band24 ? "ErpOfdmRate6Mbps" : "OfdmRate6Mbps";
+    }
+    else
+    {
+        wifi.SetStandard(WIFI_STANDARD_80211b);
+    }
     if (rateControl == "constant")
     {
         wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                     "DataMode", StringValue("DsssRate2Mbps"),
-                                     "ControlMode", StringValue("DsssRate1Mbps"),
+                                     "DataMode", StringValue(dataMode),
+                                     "ControlMode", StringValue(controlMode),
                                      "MaxSsrc", UintegerValue(7),
                                      "MaxSlrc", UintegerValue(4),
                                      "RtsCtsThreshold", UintegerValue(65535));
     }
     else
     {
-        wifi.SetRemoteStationManager(rateControl == "minstrel" ? "ns3::MinstrelWifiManager"
-                                                               : "ns3::IdealWifiManager",
+        wifi.SetRemoteStationManager(manager,
                                      "MaxSsrc", UintegerValue(7),
                                      "MaxSlrc", UintegerValue(4),
                                      "RtsCtsThreshold", UintegerValue(65535));
@@ -188,7 +226,6 @@ main(int argc, char** argv)
         channel.AddPropagationLoss("ns3::NakagamiPropagationLossModel");
     }
     Ptr<YansWifiChannel> yans = channel.Create();
-    YansWifiPhyHelper phy;
     phy.SetChannel(yans);
     WifiMacHelper mac;
     mac.SetType("ns3::AdhocWifiMac");

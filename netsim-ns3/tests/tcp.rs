@@ -7,8 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use netsim_ns3::{
-    CHAIN_TCP_PROGRAM, Error, Nakagami, Ns3Config, Propagation, RateControl, Session, TcpBulk,
-    TcpFlowReport, TcpVariant, Topology,
+    CHAIN_TCP_PROGRAM, Error, Nakagami, Ns3Config, Propagation, RateControl, Session, Standard,
+    TcpBulk, TcpFlowReport, TcpVariant, Topology,
 };
 
 const SECONDS: u64 = 15;
@@ -161,6 +161,114 @@ fn with_rate_control_and_fading_the_backend_delivers_what_a_standalone_program_d
         let (constant, _) = backend_flow(&plain, seed, variant);
         assert_ne!(constant.rx_bytes, flow.rx_bytes, "{case}");
     }
+}
+
+/// `standalone_rx`'s arguments for the chain of `config` (a chain of `hops` hops) under 802.11n:
+/// its standard, its rate control, the MCS of a constant rate, and its radio.
+fn ht_arguments(config: &Ns3Config, hops: u32, seed: u64, name: &str) -> Vec<String> {
+    let Topology::Chain { spacing } = config.topology else {
+        panic!("{:?}", config.topology)
+    };
+    let mut args = vec![
+        format!("hops={hops}"),
+        format!("run={seed}"),
+        format!("duration_s={SECONDS}"),
+        format!("variant={name}"),
+        "segment=1200".to_owned(),
+        "gratuitous=0".to_owned(),
+        format!("spacing={spacing}"),
+        format!("standard={}", config.wifi.standard.as_str()),
+        format!("rate_control={}", config.wifi.rate_control.as_str()),
+    ];
+    if config.wifi.rate_control.is_constant() {
+        let mode = config
+            .wifi
+            .standard
+            .mode(config.wifi.data_rate_mbps)
+            .unwrap();
+        args.push(format!("mcs={}", mode.strip_prefix("HtMcs").unwrap()));
+    }
+    match &config.propagation {
+        Propagation::Range { range } => args.push(format!("range={range}")),
+        Propagation::Nakagami(n) => {
+            assert_eq!(
+                *n,
+                Nakagami::default(),
+                "the program knows ns-3's defaults only"
+            );
+            args.push("propagation=nakagami".to_owned());
+        }
+        other => panic!("{other:?}"),
+    }
+    args
+}
+
+#[test]
+fn under_802_11n_the_backend_delivers_what_a_standalone_program_delivers() {
+    let constant = |standard: Standard, mbps: f64| {
+        let mut config = Ns3Config::chain(1);
+        config.wifi.standard = standard;
+        config.wifi.data_rate_mbps = mbps;
+        config
+    };
+    let adaptive = |standard: Standard, rate_control: RateControl| {
+        let mut config = fading_chain(1, rate_control);
+        config.wifi.standard = standard;
+        config
+    };
+    let cases = [
+        // HT MCS 7 (65 Mb/s) and MCS 3 (26 Mb/s) on the unit disk, 200 m apart.
+        (2, 1, constant(Standard::N24GHz, 65.0)),
+        (3, 2, constant(Standard::N5GHz, 26.0)),
+        (1, 1, constant(Standard::N5GHz, 65.0)),
+        // Minstrel-HT and the ideal manager over Nakagami fading, 20 m apart. (Most 3-hop
+        // 802.11n chains this close stall, in the standalone program too; 2 hops carry
+        // megabytes.)
+        (2, 1, adaptive(Standard::N24GHz, RateControl::MinstrelHt)),
+        (2, 3, adaptive(Standard::N5GHz, RateControl::MinstrelHt)),
+        (2, 2, adaptive(Standard::N5GHz, RateControl::Ideal)),
+        (2, 2, adaptive(Standard::N24GHz, RateControl::Ideal)),
+    ];
+    for (hops, seed, base) in cases {
+        let mut config = base.clone();
+        config.nodes = hops + 1;
+        config.validate().unwrap();
+        let (flow, _) = backend_flow(&config, seed, TcpVariant::NewReno);
+        let expected = standalone_rx(&ht_arguments(&config, hops, seed, "newreno"));
+        let case = format!("{hops} hops, seed {seed}: {}", config.describe());
+        println!("{case}: {} bytes", flow.rx_bytes);
+        assert_eq!(
+            flow.rx_bytes, expected,
+            "{case}: the same bytes as the standalone program"
+        );
+        // The standard acts: the same chain under 802.11b (2 Mb/s on the unit disk, Minstrel
+        // under fading) carries less, and every 802.11b rate is below 11 Mb/s.
+        let mut b = config.clone();
+        b.wifi.standard = Standard::B;
+        b.wifi.data_rate_mbps = 2.0;
+        if b.wifi.rate_control == RateControl::MinstrelHt {
+            b.wifi.rate_control = RateControl::Minstrel;
+        }
+        let (slower, _) = backend_flow(&b, seed, TcpVariant::NewReno);
+        assert!(
+            flow.rx_bytes > slower.rx_bytes + slower.rx_bytes / 2,
+            "{case}: {} bytes, 802.11b {}",
+            flow.rx_bytes,
+            slower.rx_bytes
+        );
+    }
+}
+
+#[test]
+fn one_802_11n_hop_at_65_mbps_carries_more_than_any_802_11b_rate() {
+    let mut config = Ns3Config::chain(1);
+    config.wifi.standard = Standard::N24GHz;
+    config.wifi.data_rate_mbps = 65.0;
+    let (flow, _) = backend_flow(&config, 1, TcpVariant::Cubic);
+    let goodput_mbps = flow.rx_bytes as f64 * 8.0 / SECONDS as f64 / 1e6;
+    println!("802.11n MCS 7, one hop, Cubic: {goodput_mbps:.2} Mb/s");
+    // Above 802.11b's fastest rate (11 Mb/s), below the PHY rate (65 Mb/s).
+    assert!(goodput_mbps > 11.0 && goodput_mbps < 65.0, "{goodput_mbps}");
 }
 
 #[test]
