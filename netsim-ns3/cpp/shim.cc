@@ -661,8 +661,9 @@ InstallMobility(const Ns3Scenario& sc, int64_t stream)
 // Every node's rate manager. The retry limits and the RTS/CTS threshold are attributes of every
 // WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel, Minstrel-HT
 // and Ideal choose among all of the standard's rates, control answers at its basic rates).
+template <typename Helper>
 void
-SetRateControl(WifiHelper& wifi, const Ns3Scenario& sc)
+SetRateControl(Helper& wifi, const Ns3Scenario& sc)
 {
     static const char* const adaptive[] = {nullptr, "ns3::MinstrelWifiManager", "ns3::IdealWifiManager", "ns3::MinstrelHtWifiManager"};
     UintegerValue rtsCts(sc.rts_cts ? 0 : 65535);
@@ -759,20 +760,39 @@ InstallWifi(const Ns3Scenario& sc, int64_t& stream)
     // range and log-distance models draw nothing and take no stream.
     stream += wifi.AssignStreams(devices, stream);
     stream += channelHelper.AssignStreams(channel, stream);
-    if (sc.bit_error_rate > 0.0)
-    {
-        // Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame
-        // is lost and the MAC retransmits, as on a noisy 802.11 link.
-        for (uint32_t i = 0; i < devices.GetN(); ++i)
-        {
-            Ptr<RateErrorModel> errors = CreateObject<RateErrorModel>();
-            errors->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
-            errors->SetRate(sc.bit_error_rate);
-            stream += errors->AssignStreams(stream);
-            DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy()->SetPostReceptionErrorModel(errors);
-        }
-    }
     return devices;
+}
+
+// The Wi-Fi devices of an ad hoc network's nodes, in node order.
+std::vector<Ptr<WifiNetDevice>>
+RadiosOf(const NetDeviceContainer& devices)
+{
+    std::vector<Ptr<WifiNetDevice>> radios;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        radios.push_back(DynamicCast<WifiNetDevice>(devices.Get(i)));
+    }
+    return radios;
+}
+
+// Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame is lost
+// and the MAC retransmits, as on a noisy 802.11 link.
+int64_t
+AddBitErrors(const Ns3Scenario& sc, const std::vector<Ptr<WifiNetDevice>>& radios, int64_t stream)
+{
+    if (sc.bit_error_rate <= 0.0)
+    {
+        return stream;
+    }
+    for (const Ptr<WifiNetDevice>& radio : radios)
+    {
+        Ptr<RateErrorModel> errors = CreateObject<RateErrorModel>();
+        errors->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
+        errors->SetRate(sc.bit_error_rate);
+        stream += errors->AssignStreams(stream);
+        radio->GetPhy()->SetPostReceptionErrorModel(errors);
+    }
+    return stream;
 }
 
 int64_t
@@ -829,7 +849,7 @@ InstallRouting(const Ns3Scenario& sc, int64_t stream)
 }
 
 void
-ConnectTraces(const NetDeviceContainer& devices)
+ConnectTraces(const std::vector<Ptr<WifiNetDevice>>& radios)
 {
     for (uint32_t i = 0; i < g->nodes.GetN(); ++i)
     {
@@ -842,9 +862,8 @@ ConnectTraces(const NetDeviceContainer& devices)
             arp->TraceConnectWithoutContext("Drop", MakeCallback(&OnArpDrop));
         }
     }
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    for (const Ptr<WifiNetDevice>& device : radios)
     {
-        Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
         device->GetMac()->TraceConnectWithoutContext("DroppedMpdu", MakeCallback(&OnMacDrop));
         Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
         manager->TraceConnectWithoutContext("MacTxDataFailed", MakeCallback(&OnDataFailed));
@@ -905,6 +924,8 @@ Build(const Ns3Scenario& sc)
     g->nodes.Create(sc.nodes);
     int64_t stream = InstallMobility(sc, 0);
     NetDeviceContainer devices = InstallWifi(sc, stream);
+    std::vector<Ptr<WifiNetDevice>> radios = RadiosOf(devices);
+    stream = AddBitErrors(sc, radios, stream);
     stream = InstallRouting(sc, stream);
     Ipv4AddressHelper addressing;
     addressing.SetBase("10.1.0.0", "255.255.0.0");
@@ -919,7 +940,7 @@ Build(const Ns3Scenario& sc)
             tc->DeleteRootQueueDiscOnDevice(devices.Get(i));
         }
     }
-    ConnectTraces(devices);
+    ConnectTraces(radios);
     InstallBackground(sc, stream);
 
     TypeId udp = TypeId::LookupByName("ns3::UdpSocketFactory");
