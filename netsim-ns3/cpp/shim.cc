@@ -12,6 +12,7 @@
 #include "ns3/core-module.h"
 #include "ns3/dsdv-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/mesh-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/ns2-mobility-helper.h"
@@ -262,6 +263,15 @@ OnForward(uint32_t node, const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
     // The trace hands the packet out as const; the tag travels on with it, as
     // FlowMonitor's probe tags do.
     ConstCast<Packet>(packet)->ReplacePacketTag(tag);
+}
+
+// A tagged datagram handed to a mesh interface's MAC (WifiMac's MacTx: once per hop, not per
+// retransmission) at a node other than its sender: a mesh forwarder. 802.11s forwards at layer
+// 2, so IP's UnicastForward never sees these hops.
+void
+OnMeshTx(uint32_t node, Ptr<const Packet> packet)
+{
+    OnForward(node, Ipv4Header(), packet, 0);
 }
 
 void
@@ -763,6 +773,40 @@ InstallWifi(const Ns3Scenario& sc, int64_t& stream)
     return devices;
 }
 
+// An IEEE 802.11s mesh (ns-3's mesh module): every node a mesh point with one 802.11a interface
+// on channel 100 (MeshHelper's ZERO_CHANNEL; the Rust side refuses other standards), the
+// Dot11sStack (peering management and HWMP with ns-3's defaults), the scenario's rate manager.
+// Returns the mesh point devices, which IP runs over; `radios` gets their interfaces.
+NetDeviceContainer
+InstallMesh(const Ns3Scenario& sc, int64_t& stream, std::vector<Ptr<WifiNetDevice>>& radios)
+{
+    MeshHelper mesh;
+    mesh.SetStackInstaller("ns3::Dot11sStack");
+    mesh.SetSpreadInterfaceChannels(MeshHelper::ZERO_CHANNEL);
+    mesh.SetNumberOfInterfaces(1);
+    mesh.SetMacType();
+    mesh.SetStandard(WIFI_STANDARD_80211a);
+    SetRateControl(mesh, sc);
+    YansWifiPhyHelper phy;
+    YansWifiChannelHelper channelHelper = ChannelFor(sc);
+    Ptr<YansWifiChannel> channel = channelHelper.Create();
+    phy.SetChannel(channel);
+    NetDeviceContainer devices = mesh.Install(phy, g->nodes);
+    // The mesh points (HWMP, peering), the PHYs, Minstrel and the MACs; then the channel's loss
+    // models, as for the ad hoc network.
+    stream += mesh.AssignStreams(devices, stream);
+    stream += channelHelper.AssignStreams(channel, stream);
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<MeshPointDevice> point = DynamicCast<MeshPointDevice>(devices.Get(i));
+        for (const Ptr<NetDevice>& iface : point->GetInterfaces())
+        {
+            radios.push_back(DynamicCast<WifiNetDevice>(iface));
+        }
+    }
+    return devices;
+}
+
 // The Wi-Fi devices of an ad hoc network's nodes, in node order.
 std::vector<Ptr<WifiNetDevice>>
 RadiosOf(const NetDeviceContainer& devices)
@@ -804,8 +848,13 @@ InstallRouting(const Ns3Scenario& sc, int64_t stream)
     AodvHelper aodv;
     OlsrHelper olsr;
     DsdvHelper dsdv;
+    // Over a mesh, HWMP finds the layer-2 path: IP sees one subnet, every node one hop away.
+    Ipv4StaticRoutingHelper staticRouting;
     switch (sc.routing)
     {
+    case NS3_ROUTING_HWMP:
+        internet.SetRoutingHelper(staticRouting);
+        break;
     case NS3_ROUTING_AODV:
         internet.SetRoutingHelper(aodv);
         break;
@@ -864,6 +913,15 @@ ConnectTraces(const std::vector<Ptr<WifiNetDevice>>& radios)
     }
     for (const Ptr<WifiNetDevice>& device : radios)
     {
+        if (g->routing == NS3_ROUTING_HWMP)
+        {
+            uint32_t node = 0;
+            while (g->nodes.Get(node) != device->GetNode())
+            {
+                ++node;
+            }
+            device->GetMac()->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&OnMeshTx, node));
+        }
         device->GetMac()->TraceConnectWithoutContext("DroppedMpdu", MakeCallback(&OnMacDrop));
         Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
         manager->TraceConnectWithoutContext("MacTxDataFailed", MakeCallback(&OnDataFailed));
@@ -923,8 +981,17 @@ Build(const Ns3Scenario& sc)
 
     g->nodes.Create(sc.nodes);
     int64_t stream = InstallMobility(sc, 0);
-    NetDeviceContainer devices = InstallWifi(sc, stream);
-    std::vector<Ptr<WifiNetDevice>> radios = RadiosOf(devices);
+    std::vector<Ptr<WifiNetDevice>> radios;
+    NetDeviceContainer devices;
+    if (sc.routing == NS3_ROUTING_HWMP)
+    {
+        devices = InstallMesh(sc, stream, radios);
+    }
+    else
+    {
+        devices = InstallWifi(sc, stream);
+        radios = RadiosOf(devices);
+    }
     stream = AddBitErrors(sc, radios, stream);
     stream = InstallRouting(sc, stream);
     Ipv4AddressHelper addressing;

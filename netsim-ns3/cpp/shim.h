@@ -24,7 +24,8 @@ enum { NS3_PROP_RANGE = 0, NS3_PROP_LOG_DISTANCE = 1, NS3_PROP_NAKAGAMI = 2 };
 enum { NS3_RATE_CONSTANT = 0, NS3_RATE_MINSTREL = 1, NS3_RATE_IDEAL = 2, NS3_RATE_MINSTREL_HT = 3 };
 // Routing protocols. (DSR is not offered: Debian's ns-3 3.37 DSR module connects to WifiMac's
 // obsolete TxErrHeader trace and aborts on any Wi-Fi node; see the crate's README.)
-enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2 };
+// NS3_ROUTING_HWMP is an 802.11s mesh (peering and HWMP at layer 2) with static IP routing.
+enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2, NS3_ROUTING_HWMP = 3 };
 
 // One background UDP constant-bit-rate flow between two nodes.
 typedef struct {

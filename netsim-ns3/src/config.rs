@@ -651,6 +651,13 @@ pub enum Routing {
     /// module connects to WifiMac's obsolete `TxErrHeader` trace source, which aborts the
     /// process on the first Wi-Fi node ("TraceSource 'TxErrHeader' is obsolete").
     Dsr,
+    /// An IEEE 802.11s mesh (ns-3's `mesh` module: `MeshHelper` with the `Dot11sStack`, mesh
+    /// peering management and HWMP path selection, reactive, ns-3's defaults): every node is a
+    /// mesh point and forwards at layer 2, and IP runs over the mesh point devices as one
+    /// subnet with static routing (every destination one IP hop away). 802.11a only: ns-3
+    /// 3.37's `MeshHelper` tunes every mesh interface to channel 100, a 5 GHz channel, and
+    /// gives it no HT configuration (see [`Ns3Config::validate`]).
+    Hwmp,
 }
 
 impl Routing {
@@ -661,6 +668,7 @@ impl Routing {
             Self::Olsr => "olsr",
             Self::Dsdv => "dsdv",
             Self::Dsr => "dsr",
+            Self::Hwmp => "hwmp",
         }
     }
 }
@@ -837,6 +845,7 @@ impl Ns3Config {
                  or dsdv",
             ));
         }
+        self.validate_mesh()?;
         let last = self.nodes - 1;
         check_range("sources", self.sources, 1, self.nodes / 2)?;
         if self.sources > 1 {
@@ -1030,6 +1039,28 @@ impl Ns3Config {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses what ns-3 3.37's 802.11s mesh cannot build: any standard but 802.11a.
+    fn validate_mesh(&self) -> Result<(), ConfigError> {
+        if self.routing != Routing::Hwmp || self.wifi.standard == Standard::A {
+            return Ok(());
+        }
+        let why = if self.wifi.standard == Standard::N5GHz {
+            "ns-3 3.37's MeshHelper gives its interfaces no HT configuration, so the mesh MACs \
+             are not HT stations: rate managers would choose 802.11a rates only"
+        } else {
+            "ns-3 3.37's MeshHelper tunes every mesh interface to channel 100, which only the \
+             5 GHz band has (2.4 GHz PHYs abort on it)"
+        };
+        Err(ConfigError::invalid(
+            "wifi.standard",
+            format!(
+                "\"{}\" does not run with routing = \"hwmp\" ({why}): use wifi.standard = \
+                 \"802.11a\"",
+                self.wifi.standard.as_str()
+            ),
+        ))
     }
 
     /// A static chain of `hops` hops (`hops + 1` nodes, 200 m apart), source at one end and

@@ -338,6 +338,7 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         Routing::Aodv => 0,
         Routing::Olsr => 1,
         Routing::Dsdv => 2,
+        Routing::Hwmp => 3,
         Routing::Dsr => {
             return Err(Error::Config(netsim::ConfigError::invalid(
                 "routing",

@@ -384,3 +384,52 @@ fn the_802_11n_standards_refuse_rate_controls_they_cannot_run() {
     ];
     assert_refused(&cases);
 }
+
+#[test]
+fn an_802_11s_mesh_reads_and_runs_over_802_11a_only() {
+    let config =
+        parse("routing = \"hwmp\"\n[wifi]\nstandard = \"802.11a\"\ndata_rate_mbps = 12").unwrap();
+    assert_eq!(config.routing, Routing::Hwmp);
+    let again: Ns3Config = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+    assert_eq!(again, config);
+    parse(
+        "routing = \"hwmp\"\npropagation = { model = \"nakagami\" }\n[wifi]\n\
+         standard = \"802.11a\"\nrate_control = \"minstrel\"",
+    )
+    .unwrap();
+    let mesh_on = |standard: &str| {
+        format!(
+            "routing = \"hwmp\"\npropagation = {{ model = \"log_distance\" }}\n[wifi]\n\
+             standard = \"{standard}\"\nrate_control = \"ideal\""
+        )
+    };
+    let b = mesh_on("802.11b");
+    let g = mesh_on("802.11g");
+    let n24 = mesh_on("802.11n-2.4GHz");
+    let n5 = mesh_on("802.11n-5GHz");
+    assert_refused(&[
+        (
+            "routing = \"hwmp\"",
+            "wifi.standard: \"802.11b\" does not run with routing = \"hwmp\" (ns-3 3.37's \
+             MeshHelper tunes every mesh interface to channel 100, which only the 5 GHz band has",
+        ),
+        (&b, "use wifi.standard = \"802.11a\""),
+        (
+            &g,
+            "wifi.standard: \"802.11g\" does not run with routing = \"hwmp\"",
+        ),
+        (
+            &n24,
+            "wifi.standard: \"802.11n-2.4GHz\" does not run with routing = \"hwmp\"",
+        ),
+        (
+            &n5,
+            "wifi.standard: \"802.11n-5GHz\" does not run with routing = \"hwmp\" (ns-3 3.37's \
+             MeshHelper gives its interfaces no HT configuration, so the mesh MACs are not HT stations",
+        ),
+        (
+            "routing = \"mesh\"",
+            "unknown variant `mesh`, expected one of `aodv`, `olsr`, `dsdv`, `dsr`, `hwmp`",
+        ),
+    ]);
+}
