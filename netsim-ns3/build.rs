@@ -21,6 +21,9 @@ const MODULES: &[&str] = &[
     "ns3-propagation",
     "ns3-applications",
     "ns3-traffic-control",
+    // 802.11s (routing = "hwmp"): Debian's libns3.37 ships libns3-mesh.so.37, libns3-dev its
+    // ns3-mesh.pc and headers.
+    "ns3-mesh",
 ];
 
 const INSTALL: &str = "apt-get install libns3-dev libgsl-dev libsqlite3-dev pkg-config g++ \

@@ -6,7 +6,16 @@
 // metres apart in a row, IEEE 802.11b ad hoc, no RTS/CTS, 7/4 MAC retries, a `queue`-packet
 // WifiMacQueue as the only interface queue (the traffic-control queue disc removed), IPv4 only,
 // AODV (with its GratuitousReply flag as given). The rate: 2 Mb/s data and 1 Mb/s control
-// (`rate_control=constant`), or ns-3's Minstrel or Ideal manager. The radio: a unit disk of
+// (`rate_control=constant`), or ns-3's Minstrel or Ideal manager. With
+// `standard=802.11n-2.4GHz` or `802.11n-5GHz` the chain is 802.11n (HT) on a 20 MHz channel
+// of that band with ns-3's HT defaults (one stream, long guard interval) but no A-MPDU
+// aggregation (BE_MaxAmpduSize 0, as the backend): data at HT MCS `mcs`
+// and control at the band's 6 Mb/s OFDM rate (`rate_control=constant`), or ns-3's Minstrel-HT
+// or Ideal manager. `standard=802.11a` or `802.11g` sends data at `ofdm_mbps` and control at
+// 6 Mb/s. With `routing=hwmp` the nodes form an IEEE 802.11s mesh instead of an ad hoc network
+// (ns-3's MeshHelper with the Dot11sStack: peering and HWMP, one interface on channel 100,
+// ns-3's mesh defaults otherwise), IP runs over the mesh point devices with static routing
+// (one subnet), and AODV is not installed. The radio: a unit disk of
 // `range` metres and no other loss model (`propagation=range`), or log-distance path loss then
 // Nakagami-m fading (`propagation=nakagami`), both with ns-3's attribute defaults, so that the
 // backend's documented defaults are checked against ns-3's own. ns-3 numbers random streams
@@ -18,12 +27,15 @@
 // usage: ns3-chain-tcp key=value ...   keys (defaults): hops (4), run (1), duration_s (60),
 //        start_s (0), segment (1428), queue (50), spacing (200), range (250), gratuitous (1),
 //        variant (newreno | cubic | vegas | westwood | westwoodplus),
-//        rate_control (constant | minstrel | ideal), propagation (range | nakagami)
+//        rate_control (constant | minstrel | ideal | minstrel_ht), propagation (range | nakagami),
+//        standard (802.11b | 802.11a | 802.11g | 802.11n-2.4GHz | 802.11n-5GHz), mcs (7; 802.11n
+//        constant only), ofdm_mbps (6; 802.11a/g constant only), routing (aodv | hwmp)
 // prints: "rx_bytes=N" (bytes the sink application got) and "events=N"
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/mesh-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/propagation-module.h"
@@ -65,10 +77,12 @@ int
 main(int argc, char** argv)
 {
     double hops = 4, run = 1, duration_s = 60, start_s = 0, segment = 1428, queue = 50, spacing = 200,
-           range = 250, gratuitous = 1;
+           range = 250, gratuitous = 1, mcs = 7, ofdm_mbps = 6;
     std::string variant = "newreno";
     std::string rateControl = "constant";
     std::string propagation = "range";
+    std::string standard = "802.11b";
+    std::string routing = "aodv";
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -92,20 +106,47 @@ main(int argc, char** argv)
         else if (key == "variant") variant = v;
         else if (key == "rate_control") rateControl = v;
         else if (key == "propagation") propagation = v;
+        else if (key == "standard") standard = v;
+        else if (key == "mcs") mcs = parse(key, v, 0, 7);
+        else if (key == "ofdm_mbps") ofdm_mbps = parse(key, v, 6, 54);
+        else if (key == "routing") routing = v;
         else
         {
             std::fprintf(stderr,
                          "ns3-chain-tcp: unknown key '%s' (hops, run, duration_s, start_s, segment, "
-                         "queue, spacing, range, gratuitous, variant, rate_control, propagation)\n",
+                         "queue, spacing, range, gratuitous, variant, rate_control, propagation, standard, mcs, "
+                         "ofdm_mbps, routing)\n",
                          key.c_str());
             return 2;
         }
     }
-    if (rateControl != "constant" && rateControl != "minstrel" && rateControl != "ideal")
+    bool ht = standard == "802.11n-2.4GHz" || standard == "802.11n-5GHz";
+    bool ofdm = standard == "802.11a" || standard == "802.11g";
+    if (!ht && !ofdm && standard != "802.11b")
     {
         std::fprintf(stderr,
-                     "ns3-chain-tcp: rate_control = '%s' is unknown: it must be constant, minstrel "
-                     "or ideal\n",
+                     "ns3-chain-tcp: standard = '%s' is unknown: it must be 802.11b, 802.11a, "
+                     "802.11g, 802.11n-2.4GHz or 802.11n-5GHz\n",
+                     standard.c_str());
+        return 2;
+    }
+    if (routing != "aodv" && routing != "hwmp")
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: routing = '%s' is unknown: it must be aodv or hwmp\n",
+                     routing.c_str());
+        return 2;
+    }
+    bool mesh = routing == "hwmp";
+    const char* manager = rateControl == "minstrel"      ? "ns3::MinstrelWifiManager"
+                          : rateControl == "ideal"       ? "ns3::IdealWifiManager"
+                          : rateControl == "minstrel_ht" ? "ns3::MinstrelHtWifiManager"
+                                                         : nullptr;
+    if (rateControl != "constant" && !manager)
+    {
+        std::fprintf(stderr,
+                     "ns3-chain-tcp: rate_control = '%s' is unknown: it must be constant, minstrel, "
+                     "ideal or minstrel_ht\n",
                      rateControl.c_str());
         return 2;
     }
@@ -158,24 +199,52 @@ main(int argc, char** argv)
     mobility.Install(nodes);
 
     WifiHelper wifi;
-    wifi.SetStandard(WIFI_STANDARD_80211b);
-    if (rateControl == "constant")
+    YansWifiPhyHelper phy;
+    std::string dataMode = "DsssRate2Mbps";
+    std::string controlMode = "DsssRate1Mbps";
+    if (ht)
     {
-        wifi.SetRemoteStationManager("ns3::ConstantRateWifiManager",
-                                     "DataMode", StringValue("DsssRate2Mbps"),
-                                     "ControlMode", StringValue("DsssRate1Mbps"),
-                                     "MaxSsrc", UintegerValue(7),
-                                     "MaxSlrc", UintegerValue(4),
-                                     "RtsCtsThreshold", UintegerValue(65535));
+        bool band24 = standard == "802.11n-2.4GHz";
+        wifi.SetStandard(WIFI_STANDARD_80211n);
+        phy.Set("ChannelSettings", StringValue(band24 ? "{0, 20, BAND_2_4GHZ, 0}" : "{0, 20, BAND_5GHZ, 0}"));
+        // No A-MPDU aggregation (and so no block-ACK agreements), as the backend: ns-3 3.37
+        // aborts on lossy multi-hop chains with it.
+        Config::SetDefault("ns3::WifiMac::BE_MaxAmpduSize", UintegerValue(0));
+        dataMode = "HtMcs" + std::to_string(int(mcs));
+        controlMode = band24 ? "ErpOfdmRate6Mbps" : "OfdmRate6Mbps";
+    }
+    else if (ofdm)
+    {
+        bool a = standard == "802.11a";
+        wifi.SetStandard(a ? WIFI_STANDARD_80211a : WIFI_STANDARD_80211g);
+        char mode[32];
+        std::snprintf(mode, sizeof(mode), "%sRate%gMbps", a ? "Ofdm" : "ErpOfdm", ofdm_mbps);
+        dataMode = mode;
+        controlMode = a ? "OfdmRate6Mbps" : "ErpOfdmRate6Mbps";
     }
     else
     {
-        wifi.SetRemoteStationManager(rateControl == "minstrel" ? "ns3::MinstrelWifiManager"
-                                                               : "ns3::IdealWifiManager",
-                                     "MaxSsrc", UintegerValue(7),
-                                     "MaxSlrc", UintegerValue(4),
-                                     "RtsCtsThreshold", UintegerValue(65535));
+        wifi.SetStandard(WIFI_STANDARD_80211b);
     }
+    // The rate manager, on the ad hoc WifiHelper or on the MeshHelper.
+    auto setManager = [&](auto& helper) {
+        if (rateControl == "constant")
+        {
+            helper.SetRemoteStationManager("ns3::ConstantRateWifiManager",
+                                           "DataMode", StringValue(dataMode),
+                                           "ControlMode", StringValue(controlMode),
+                                           "MaxSsrc", UintegerValue(7),
+                                           "MaxSlrc", UintegerValue(4),
+                                           "RtsCtsThreshold", UintegerValue(65535));
+        }
+        else
+        {
+            helper.SetRemoteStationManager(manager,
+                                           "MaxSsrc", UintegerValue(7),
+                                           "MaxSlrc", UintegerValue(4),
+                                           "RtsCtsThreshold", UintegerValue(65535));
+        }
+    };
     YansWifiChannelHelper channel;
     channel.SetPropagationDelay("ns3::ConstantSpeedPropagationDelayModel");
     if (propagation == "range")
@@ -188,26 +257,65 @@ main(int argc, char** argv)
         channel.AddPropagationLoss("ns3::NakagamiPropagationLossModel");
     }
     Ptr<YansWifiChannel> yans = channel.Create();
-    YansWifiPhyHelper phy;
     phy.SetChannel(yans);
-    WifiMacHelper mac;
-    mac.SetType("ns3::AdhocWifiMac");
-    NetDeviceContainer devices = wifi.Install(phy, mac, nodes);
-    int64_t stream = wifi.AssignStreams(devices, 0);
+    NetDeviceContainer devices;
+    int64_t stream = 0;
+    if (mesh)
+    {
+        MeshHelper meshHelper;
+        meshHelper.SetStackInstaller("ns3::Dot11sStack");
+        meshHelper.SetSpreadInterfaceChannels(MeshHelper::ZERO_CHANNEL);
+        meshHelper.SetNumberOfInterfaces(1);
+        meshHelper.SetMacType();
+        meshHelper.SetStandard(ht ? WIFI_STANDARD_80211n
+                               : standard == "802.11a" ? WIFI_STANDARD_80211a
+                               : standard == "802.11g" ? WIFI_STANDARD_80211g
+                                                       : WIFI_STANDARD_80211b);
+        setManager(meshHelper);
+        devices = meshHelper.Install(phy, nodes);
+        stream = meshHelper.AssignStreams(devices, 0);
+    }
+    else
+    {
+        setManager(wifi);
+        WifiMacHelper mac;
+        mac.SetType("ns3::AdhocWifiMac");
+        devices = wifi.Install(phy, mac, nodes);
+        stream = wifi.AssignStreams(devices, 0);
+    }
     stream += channel.AssignStreams(yans, stream);
 
     AodvHelper aodv;
+    Ipv4StaticRoutingHelper staticRouting;
     InternetStackHelper internet;
     internet.SetIpv6StackInstall(false);
-    internet.SetRoutingHelper(aodv);
+    if (mesh)
+    {
+        internet.SetRoutingHelper(staticRouting);
+    }
+    else
+    {
+        internet.SetRoutingHelper(aodv);
+    }
     internet.Install(nodes);
     stream += internet.AssignStreams(nodes, stream);
-    aodv.AssignStreams(nodes, stream);
+    if (!mesh)
+    {
+        aodv.AssignStreams(nodes, stream);
+    }
 
     Ipv4AddressHelper addresses;
     addresses.SetBase("10.1.0.0", "255.255.0.0");
     Ipv4InterfaceContainer interfaces = addresses.Assign(devices);
-    TrafficControlHelper().Uninstall(devices);
+    // The traffic-control queue disc, where Assign installed one (not on mesh point devices).
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        Ptr<TrafficControlLayer> tc = devices.Get(i)->GetNode()->GetObject<TrafficControlLayer>();
+        if (tc && tc->GetRootQueueDiscOnDevice(devices.Get(i)))
+        {
+            tc->DeleteRootQueueDiscOnDevice(devices.Get(i));
+        }
+    }
 
     const uint16_t port = 9;
     BulkSendHelper sender("ns3::TcpSocketFactory", InetSocketAddress(interfaces.GetAddress(n - 1), port));

@@ -12,6 +12,7 @@
 #include "ns3/core-module.h"
 #include "ns3/dsdv-module.h"
 #include "ns3/internet-module.h"
+#include "ns3/mesh-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/ns2-mobility-helper.h"
@@ -262,6 +263,15 @@ OnForward(uint32_t node, const Ipv4Header&, Ptr<const Packet> packet, uint32_t)
     // The trace hands the packet out as const; the tag travels on with it, as
     // FlowMonitor's probe tags do.
     ConstCast<Packet>(packet)->ReplacePacketTag(tag);
+}
+
+// A tagged datagram handed to a mesh interface's MAC (WifiMac's MacTx: once per hop, not per
+// retransmission) at a node other than its sender: a mesh forwarder. 802.11s forwards at layer
+// 2, so IP's UnicastForward never sees these hops.
+void
+OnMeshTx(uint32_t node, Ptr<const Packet> packet)
+{
+    OnForward(node, Ipv4Header(), packet, 0);
 }
 
 void
@@ -659,19 +669,20 @@ InstallMobility(const Ns3Scenario& sc, int64_t stream)
 }
 
 // Every node's rate manager. The retry limits and the RTS/CTS threshold are attributes of every
-// WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel and Ideal
-// choose among all of the standard's rates, control answers at its basic rates).
+// WifiRemoteStationManager; the rates are ConstantRateWifiManager's alone (Minstrel, Minstrel-HT
+// and Ideal choose among all of the standard's rates, control answers at its basic rates).
+template <typename Helper>
 void
-SetRateControl(WifiHelper& wifi, const Ns3Scenario& sc)
+SetRateControl(Helper& wifi, const Ns3Scenario& sc)
 {
+    static const char* const adaptive[] = {nullptr, "ns3::MinstrelWifiManager", "ns3::IdealWifiManager", "ns3::MinstrelHtWifiManager"};
     UintegerValue rtsCts(sc.rts_cts ? 0 : 65535);
     switch (sc.rate_control)
     {
     case NS3_RATE_MINSTREL:
     case NS3_RATE_IDEAL:
-        wifi.SetRemoteStationManager(sc.rate_control == NS3_RATE_MINSTREL
-                                         ? "ns3::MinstrelWifiManager"
-                                         : "ns3::IdealWifiManager",
+    case NS3_RATE_MINSTREL_HT:
+        wifi.SetRemoteStationManager(adaptive[sc.rate_control],
                                      "MaxSsrc", UintegerValue(sc.short_retry_limit),
                                      "MaxSlrc", UintegerValue(sc.long_retry_limit),
                                      "RtsCtsThreshold", rtsCts);
@@ -724,11 +735,30 @@ ChannelFor(const Ns3Scenario& sc)
 NetDeviceContainer
 InstallWifi(const Ns3Scenario& sc, int64_t& stream)
 {
-    static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g};
+    static const WifiStandard standards[] = {WIFI_STANDARD_80211b, WIFI_STANDARD_80211a, WIFI_STANDARD_80211g, WIFI_STANDARD_80211n, WIFI_STANDARD_80211n};
     WifiHelper wifi;
     wifi.SetStandard(standards[sc.standard]);
     SetRateControl(wifi, sc);
     YansWifiPhyHelper phy;
+    // 802.11n: a 20 MHz channel in the named band, the band's default channel number. (HT's
+    // other defaults are what the config promises: one antenna and spatial stream, the long
+    // guard interval, HtConfiguration::ShortGuardIntervalSupported being false.) No A-MPDU
+    // aggregation, so no block-ACK agreements: with them ns-3 3.37 aborts on lossy multi-hop
+    // runs (an A-MPDU reaching a node without a recipient agreement in
+    // HtFrameExchangeManager::EndReceiveAmpdu; "Invalid WifiPhy state" in SwitchToTx). See the
+    // README, "802.11n".
+    if (sc.standard == NS3_STD_80211N_2_4GHZ || sc.standard == NS3_STD_80211N_5GHZ)
+    {
+        Config::SetDefault("ns3::WifiMac::BE_MaxAmpduSize", UintegerValue(0));
+    }
+    if (sc.standard == NS3_STD_80211N_2_4GHZ)
+    {
+        phy.Set("ChannelSettings", StringValue("{0, 20, BAND_2_4GHZ, 0}"));
+    }
+    else if (sc.standard == NS3_STD_80211N_5GHZ)
+    {
+        phy.Set("ChannelSettings", StringValue("{0, 20, BAND_5GHZ, 0}"));
+    }
     YansWifiChannelHelper channelHelper = ChannelFor(sc);
     Ptr<YansWifiChannel> channel = channelHelper.Create();
     phy.SetChannel(channel);
@@ -740,20 +770,73 @@ InstallWifi(const Ns3Scenario& sc, int64_t& stream)
     // range and log-distance models draw nothing and take no stream.
     stream += wifi.AssignStreams(devices, stream);
     stream += channelHelper.AssignStreams(channel, stream);
-    if (sc.bit_error_rate > 0.0)
+    return devices;
+}
+
+// An IEEE 802.11s mesh (ns-3's mesh module): every node a mesh point with one 802.11a interface
+// on channel 100 (MeshHelper's ZERO_CHANNEL; the Rust side refuses other standards), the
+// Dot11sStack (peering management and HWMP with ns-3's defaults), the scenario's rate manager.
+// Returns the mesh point devices, which IP runs over; `radios` gets their interfaces.
+NetDeviceContainer
+InstallMesh(const Ns3Scenario& sc, int64_t& stream, std::vector<Ptr<WifiNetDevice>>& radios)
+{
+    MeshHelper mesh;
+    mesh.SetStackInstaller("ns3::Dot11sStack");
+    mesh.SetSpreadInterfaceChannels(MeshHelper::ZERO_CHANNEL);
+    mesh.SetNumberOfInterfaces(1);
+    mesh.SetMacType();
+    mesh.SetStandard(WIFI_STANDARD_80211a);
+    SetRateControl(mesh, sc);
+    YansWifiPhyHelper phy;
+    YansWifiChannelHelper channelHelper = ChannelFor(sc);
+    Ptr<YansWifiChannel> channel = channelHelper.Create();
+    phy.SetChannel(channel);
+    NetDeviceContainer devices = mesh.Install(phy, g->nodes);
+    // The mesh points (HWMP, peering), the PHYs, Minstrel and the MACs; then the channel's loss
+    // models, as for the ad hoc network.
+    stream += mesh.AssignStreams(devices, stream);
+    stream += channelHelper.AssignStreams(channel, stream);
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
     {
-        // Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame
-        // is lost and the MAC retransmits, as on a noisy 802.11 link.
-        for (uint32_t i = 0; i < devices.GetN(); ++i)
+        Ptr<MeshPointDevice> point = DynamicCast<MeshPointDevice>(devices.Get(i));
+        for (const Ptr<NetDevice>& iface : point->GetInterfaces())
         {
-            Ptr<RateErrorModel> errors = CreateObject<RateErrorModel>();
-            errors->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
-            errors->SetRate(sc.bit_error_rate);
-            stream += errors->AssignStreams(stream);
-            DynamicCast<WifiNetDevice>(devices.Get(i))->GetPhy()->SetPostReceptionErrorModel(errors);
+            radios.push_back(DynamicCast<WifiNetDevice>(iface));
         }
     }
     return devices;
+}
+
+// The Wi-Fi devices of an ad hoc network's nodes, in node order.
+std::vector<Ptr<WifiNetDevice>>
+RadiosOf(const NetDeviceContainer& devices)
+{
+    std::vector<Ptr<WifiNetDevice>> radios;
+    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    {
+        radios.push_back(DynamicCast<WifiNetDevice>(devices.Get(i)));
+    }
+    return radios;
+}
+
+// Bit errors on every frame a node receives (data, ACK, RTS/CTS, broadcast): the frame is lost
+// and the MAC retransmits, as on a noisy 802.11 link.
+int64_t
+AddBitErrors(const Ns3Scenario& sc, const std::vector<Ptr<WifiNetDevice>>& radios, int64_t stream)
+{
+    if (sc.bit_error_rate <= 0.0)
+    {
+        return stream;
+    }
+    for (const Ptr<WifiNetDevice>& radio : radios)
+    {
+        Ptr<RateErrorModel> errors = CreateObject<RateErrorModel>();
+        errors->SetUnit(RateErrorModel::ERROR_UNIT_BIT);
+        errors->SetRate(sc.bit_error_rate);
+        stream += errors->AssignStreams(stream);
+        radio->GetPhy()->SetPostReceptionErrorModel(errors);
+    }
+    return stream;
 }
 
 int64_t
@@ -765,8 +848,13 @@ InstallRouting(const Ns3Scenario& sc, int64_t stream)
     AodvHelper aodv;
     OlsrHelper olsr;
     DsdvHelper dsdv;
+    // Over a mesh, HWMP finds the layer-2 path: IP sees one subnet, every node one hop away.
+    Ipv4StaticRoutingHelper staticRouting;
     switch (sc.routing)
     {
+    case NS3_ROUTING_HWMP:
+        internet.SetRoutingHelper(staticRouting);
+        break;
     case NS3_ROUTING_AODV:
         internet.SetRoutingHelper(aodv);
         break;
@@ -810,7 +898,7 @@ InstallRouting(const Ns3Scenario& sc, int64_t stream)
 }
 
 void
-ConnectTraces(const NetDeviceContainer& devices)
+ConnectTraces(const std::vector<Ptr<WifiNetDevice>>& radios)
 {
     for (uint32_t i = 0; i < g->nodes.GetN(); ++i)
     {
@@ -823,9 +911,17 @@ ConnectTraces(const NetDeviceContainer& devices)
             arp->TraceConnectWithoutContext("Drop", MakeCallback(&OnArpDrop));
         }
     }
-    for (uint32_t i = 0; i < devices.GetN(); ++i)
+    for (const Ptr<WifiNetDevice>& device : radios)
     {
-        Ptr<WifiNetDevice> device = DynamicCast<WifiNetDevice>(devices.Get(i));
+        if (g->routing == NS3_ROUTING_HWMP)
+        {
+            uint32_t node = 0;
+            while (g->nodes.Get(node) != device->GetNode())
+            {
+                ++node;
+            }
+            device->GetMac()->TraceConnectWithoutContext("MacTx", MakeBoundCallback(&OnMeshTx, node));
+        }
         device->GetMac()->TraceConnectWithoutContext("DroppedMpdu", MakeCallback(&OnMacDrop));
         Ptr<WifiRemoteStationManager> manager = device->GetRemoteStationManager();
         manager->TraceConnectWithoutContext("MacTxDataFailed", MakeCallback(&OnDataFailed));
@@ -885,7 +981,18 @@ Build(const Ns3Scenario& sc)
 
     g->nodes.Create(sc.nodes);
     int64_t stream = InstallMobility(sc, 0);
-    NetDeviceContainer devices = InstallWifi(sc, stream);
+    std::vector<Ptr<WifiNetDevice>> radios;
+    NetDeviceContainer devices;
+    if (sc.routing == NS3_ROUTING_HWMP)
+    {
+        devices = InstallMesh(sc, stream, radios);
+    }
+    else
+    {
+        devices = InstallWifi(sc, stream);
+        radios = RadiosOf(devices);
+    }
+    stream = AddBitErrors(sc, radios, stream);
     stream = InstallRouting(sc, stream);
     Ipv4AddressHelper addressing;
     addressing.SetBase("10.1.0.0", "255.255.0.0");
@@ -900,7 +1007,7 @@ Build(const Ns3Scenario& sc)
             tc->DeleteRootQueueDiscOnDevice(devices.Get(i));
         }
     }
-    ConnectTraces(devices);
+    ConnectTraces(radios);
     InstallBackground(sc, stream);
 
     TypeId udp = TypeId::LookupByName("ns3::UdpSocketFactory");

@@ -16,14 +16,16 @@ extern "C" {
 // Topologies.
 enum { NS3_TOPO_RANDOM_WAYPOINT = 0, NS3_TOPO_CHAIN = 1, NS3_TOPO_GRID = 2, NS3_TOPO_NS2_TRACE = 3 };
 // 802.11 standards.
-enum { NS3_STD_80211B = 0, NS3_STD_80211A = 1, NS3_STD_80211G = 2 };
+// 802.11n is one spatial stream on a 20 MHz channel in the named band.
+enum { NS3_STD_80211B = 0, NS3_STD_80211A = 1, NS3_STD_80211G = 2, NS3_STD_80211N_2_4GHZ = 3, NS3_STD_80211N_5GHZ = 4 };
 // Propagation loss models.
 enum { NS3_PROP_RANGE = 0, NS3_PROP_LOG_DISTANCE = 1, NS3_PROP_NAKAGAMI = 2 };
 // Rate control (the WifiRemoteStationManager of every node).
-enum { NS3_RATE_CONSTANT = 0, NS3_RATE_MINSTREL = 1, NS3_RATE_IDEAL = 2 };
+enum { NS3_RATE_CONSTANT = 0, NS3_RATE_MINSTREL = 1, NS3_RATE_IDEAL = 2, NS3_RATE_MINSTREL_HT = 3 };
 // Routing protocols. (DSR is not offered: Debian's ns-3 3.37 DSR module connects to WifiMac's
 // obsolete TxErrHeader trace and aborts on any Wi-Fi node; see the crate's README.)
-enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2 };
+// NS3_ROUTING_HWMP is an 802.11s mesh (peering and HWMP at layer 2) with static IP routing.
+enum { NS3_ROUTING_AODV = 0, NS3_ROUTING_OLSR = 1, NS3_ROUTING_DSDV = 2, NS3_ROUTING_HWMP = 3 };
 
 // One background UDP constant-bit-rate flow between two nodes.
 typedef struct {

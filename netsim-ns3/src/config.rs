@@ -214,11 +214,25 @@ pub enum Standard {
     /// 802.11g, ERP-OFDM at 6-54 Mb/s (2.4 GHz).
     #[serde(rename = "802.11g")]
     G,
+    /// 802.11n (HT) in the 2.4 GHz band: one spatial stream, a 20 MHz channel, the long
+    /// (800 ns) guard interval, so MCS 0-7 at 6.5-65 Mb/s (ns-3's `WIFI_STANDARD_80211n`, whose
+    /// default band is 2.4 GHz and default width 20 MHz).
+    #[serde(rename = "802.11n-2.4GHz")]
+    N24GHz,
+    /// 802.11n (HT) in the 5 GHz band, otherwise as [`Standard::N24GHz`].
+    #[serde(rename = "802.11n-5GHz")]
+    N5GHz,
 }
 
 impl Standard {
     /// Every standard offered.
-    pub const ALL: [Standard; 3] = [Standard::B, Standard::A, Standard::G];
+    pub const ALL: [Standard; 5] = [
+        Standard::B,
+        Standard::A,
+        Standard::G,
+        Standard::N24GHz,
+        Standard::N5GHz,
+    ];
 
     /// The fastest data rate of any standard offered, in Mb/s: no flow over this backend can
     /// carry more.
@@ -229,7 +243,24 @@ impl Standard {
             .fold(0.0, f64::max)
     }
 
-    /// The data rates in Mb/s and their ns-3 `WifiMode` names.
+    /// The name used in configs.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::B => "802.11b",
+            Self::A => "802.11a",
+            Self::G => "802.11g",
+            Self::N24GHz => "802.11n-2.4GHz",
+            Self::N5GHz => "802.11n-5GHz",
+        }
+    }
+
+    /// True for 802.11n (HT): its data rates are HT MCSs, and its rate managers HT ones.
+    pub fn is_ht(self) -> bool {
+        matches!(self, Self::N24GHz | Self::N5GHz)
+    }
+
+    /// The data rates in Mb/s and their ns-3 `WifiMode` names. For 802.11n, the single-stream
+    /// MCSs (HtMcs0-7) at 20 MHz with the long guard interval (IEEE 802.11-2016, Table 19-27).
     pub fn modes(self) -> &'static [(f64, &'static str)] {
         const B: &[(f64, &str)] = &[
             (1.0, "DsssRate1Mbps"),
@@ -257,10 +288,21 @@ impl Standard {
             (48.0, "ErpOfdmRate48Mbps"),
             (54.0, "ErpOfdmRate54Mbps"),
         ];
+        const HT: &[(f64, &str)] = &[
+            (6.5, "HtMcs0"),
+            (13.0, "HtMcs1"),
+            (19.5, "HtMcs2"),
+            (26.0, "HtMcs3"),
+            (39.0, "HtMcs4"),
+            (52.0, "HtMcs5"),
+            (58.5, "HtMcs6"),
+            (65.0, "HtMcs7"),
+        ];
         match self {
             Self::B => B,
             Self::A => A,
             Self::G => G,
+            Self::N24GHz | Self::N5GHz => HT,
         }
     }
 
@@ -272,9 +314,32 @@ impl Standard {
             .map(|(_, name)| *name)
     }
 
-    /// The mode of control frames (RTS, CTS, ACK): the standard's lowest mandatory rate.
+    /// The mode of control frames (RTS, CTS, ACK): the standard's lowest mandatory rate. For
+    /// 802.11n, the band's lowest OFDM rate (6 Mb/s, ERP-OFDM at 2.4 GHz), as HT control
+    /// responses are sent at a non-HT basic rate.
     pub fn control_mode(self) -> &'static str {
-        self.modes()[0].1
+        match self {
+            Self::N24GHz => "ErpOfdmRate6Mbps",
+            Self::N5GHz => "OfdmRate6Mbps",
+            _ => self.modes()[0].1,
+        }
+    }
+
+    /// The rate controls ns-3 3.37 can run with this standard.
+    pub fn rate_controls(self) -> &'static [RateControl] {
+        if self.is_ht() {
+            &[
+                RateControl::Constant,
+                RateControl::MinstrelHt,
+                RateControl::Ideal,
+            ]
+        } else {
+            &[
+                RateControl::Constant,
+                RateControl::Minstrel,
+                RateControl::Ideal,
+            ]
+        }
     }
 
     /// The rates as text, for error messages.
@@ -404,22 +469,40 @@ pub enum RateControl {
     /// Minstrel (ns-3's `MinstrelWifiManager`, after the Linux kernel's mac80211 Minstrel):
     /// a sampling rate search over the standard's rates by measured delivery probability and
     /// throughput, with its own retry chain (it replaces [`WifiConfig::short_retry_limit`] and
-    /// [`WifiConfig::long_retry_limit`], which must then stay at their defaults).
+    /// [`WifiConfig::long_retry_limit`], which must then stay at their defaults). 802.11a/b/g
+    /// only: ns-3 3.37's Minstrel aborts on an HT device ("WifiRemoteStationManager selected
+    /// does not support HT rates"); 802.11n takes [`RateControl::MinstrelHt`].
     Minstrel,
     /// ns-3's `IdealWifiManager`: the fastest rate whose bit error rate at the SNR the receiver
     /// last reported back is at most 1e-6 (`BerThreshold`; ns-3 carries the data frame's SNR
     /// back with its ACK, an oracle no real radio has). Needs a propagation model under which
-    /// the SNR varies: refused with [`Propagation::Range`].
+    /// the SNR varies: refused with [`Propagation::Range`]. Chooses among HT MCSs with 802.11n.
     Ideal,
+    /// Minstrel-HT (ns-3's `MinstrelHtWifiManager`, after Linux mac80211's
+    /// `rc80211_minstrel_ht`): Minstrel's sampling search over the HT MCSs, with its own retry
+    /// chain (retry limits must stay at their defaults, as with [`RateControl::Minstrel`]).
+    /// 802.11n only: on an 802.11a/b/g device ns-3 runs its plain Minstrel in its place, so
+    /// there it is refused in favour of `minstrel`.
+    MinstrelHt,
 }
 
 impl RateControl {
     /// Every rate control offered.
-    pub const ALL: [RateControl; 3] = [Self::Constant, Self::Minstrel, Self::Ideal];
+    pub const ALL: [RateControl; 4] = [
+        Self::Constant,
+        Self::Minstrel,
+        Self::Ideal,
+        Self::MinstrelHt,
+    ];
 
     /// True for the default, one constant rate.
     pub fn is_constant(&self) -> bool {
         *self == Self::Constant
+    }
+
+    /// True for the managers that retry along their own chain (Minstrel and Minstrel-HT).
+    pub fn has_retry_chain(self) -> bool {
+        matches!(self, Self::Minstrel | Self::MinstrelHt)
     }
 
     /// The name used in configs.
@@ -428,6 +511,7 @@ impl RateControl {
             Self::Constant => "constant",
             Self::Minstrel => "minstrel",
             Self::Ideal => "ideal",
+            Self::MinstrelHt => "minstrel_ht",
         }
     }
 }
@@ -567,6 +651,13 @@ pub enum Routing {
     /// module connects to WifiMac's obsolete `TxErrHeader` trace source, which aborts the
     /// process on the first Wi-Fi node ("TraceSource 'TxErrHeader' is obsolete").
     Dsr,
+    /// An IEEE 802.11s mesh (ns-3's `mesh` module: `MeshHelper` with the `Dot11sStack`, mesh
+    /// peering management and HWMP path selection, reactive, ns-3's defaults): every node is a
+    /// mesh point and forwards at layer 2, and IP runs over the mesh point devices as one
+    /// subnet with static routing (every destination one IP hop away). 802.11a only: ns-3
+    /// 3.37's `MeshHelper` tunes every mesh interface to channel 100, a 5 GHz channel, and
+    /// gives it no HT configuration (see [`Ns3Config::validate`]).
+    Hwmp,
 }
 
 impl Routing {
@@ -577,6 +668,7 @@ impl Routing {
             Self::Olsr => "olsr",
             Self::Dsdv => "dsdv",
             Self::Dsr => "dsr",
+            Self::Hwmp => "hwmp",
         }
     }
 }
@@ -753,6 +845,7 @@ impl Ns3Config {
                  or dsdv",
             ));
         }
+        self.validate_mesh()?;
         let last = self.nodes - 1;
         check_range("sources", self.sources, 1, self.nodes / 2)?;
         if self.sources > 1 {
@@ -884,6 +977,30 @@ impl Ns3Config {
     /// control where the SNR it chooses by never changes.
     fn validate_rate_control(&self) -> Result<(), ConfigError> {
         let control = self.wifi.rate_control;
+        let standard = self.wifi.standard;
+        if !standard.rate_controls().contains(&control) {
+            let allowed: Vec<String> = standard
+                .rate_controls()
+                .iter()
+                .map(|c| format!("\"{}\"", c.as_str()))
+                .collect();
+            let why = if standard.is_ht() {
+                "ns-3 3.37's Minstrel aborts on an HT device; Minstrel-HT is its 802.11n \
+                 counterpart"
+            } else {
+                "Minstrel-HT adapts 802.11n's HT rates; on an 802.11a/b/g device ns-3 runs plain \
+                 Minstrel in its place"
+            };
+            return Err(ConfigError::invalid(
+                "wifi.rate_control",
+                format!(
+                    "\"{}\" does not run with wifi.standard = \"{}\" ({why}): use one of {}",
+                    control.as_str(),
+                    standard.as_str(),
+                    allowed.join(", ")
+                ),
+            ));
+        }
         if control.is_constant() {
             return Ok(());
         }
@@ -904,7 +1021,7 @@ impl Ns3Config {
                 "the manager picks every frame's rate among all of the standard's",
             ));
         }
-        if control == RateControl::Minstrel {
+        if control.has_retry_chain() {
             let why = "Minstrel retries along its own retry chain";
             if self.wifi.short_retry_limit != defaults.short_retry_limit {
                 return Err(unused("wifi.short_retry_limit", why));
@@ -922,6 +1039,28 @@ impl Ns3Config {
             ));
         }
         Ok(())
+    }
+
+    /// Refuses what ns-3 3.37's 802.11s mesh cannot build: any standard but 802.11a.
+    fn validate_mesh(&self) -> Result<(), ConfigError> {
+        if self.routing != Routing::Hwmp || self.wifi.standard == Standard::A {
+            return Ok(());
+        }
+        let why = if self.wifi.standard == Standard::N5GHz {
+            "ns-3 3.37's MeshHelper gives its interfaces no HT configuration, so the mesh MACs \
+             are not HT stations: rate managers would choose 802.11a rates only"
+        } else {
+            "ns-3 3.37's MeshHelper tunes every mesh interface to channel 100, which only the \
+             5 GHz band has (2.4 GHz PHYs abort on it)"
+        };
+        Err(ConfigError::invalid(
+            "wifi.standard",
+            format!(
+                "\"{}\" does not run with routing = \"hwmp\" ({why}): use wifi.standard = \
+                 \"802.11a\"",
+                self.wifi.standard.as_str()
+            ),
+        ))
     }
 
     /// A static chain of `hops` hops (`hops + 1` nodes, 200 m apart), source at one end and
@@ -977,11 +1116,7 @@ impl Ns3Config {
                 n.exponent, n.m0, n.m1, n.m2
             ),
         };
-        let standard = match self.wifi.standard {
-            Standard::B => "802.11b",
-            Standard::A => "802.11a",
-            Standard::G => "802.11g",
-        };
+        let standard = self.wifi.standard.as_str();
         let ber = if self.wifi.bit_error_rate > 0.0 {
             format!(" BER {}", self.wifi.bit_error_rate)
         } else {

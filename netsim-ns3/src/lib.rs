@@ -4,9 +4,10 @@
 //! no 802.11 MAC (no contention between the hops of one flow and its own ACKs, no link-layer
 //! retries, no routing protocol). This crate carries the datagrams of the stacks netsim drives
 //! (quinn today) across an ns-3 3.37 simulation instead: nodes moving by random waypoint (or
-//! an ns-2 trace, or standing in a chain or grid), 802.11b/a/g ad hoc with a range or
-//! log-distance radio, AODV, OLSR or DSDV routing, background UDP traffic. The QUIC endpoints
-//! are UDP sockets on the source and sink nodes, one pair or many ([`Ns3Config::sources`]);
+//! an ns-2 trace, or standing in a chain or grid), 802.11b/a/g/n ad hoc with a range,
+//! log-distance or fading radio, AODV, OLSR or DSDV routing, or an 802.11s mesh (HWMP),
+//! background UDP traffic. The QUIC endpoints are UDP sockets on the source and sink nodes,
+//! one pair or many ([`Ns3Config::sources`]);
 //! every datagram crosses the simulated network byte for byte.
 //!
 //! - [`Ns3Config`]: the scenario, validated ([`Ns3Config::validate`] names the field and the
@@ -136,8 +137,11 @@ pub const TCP_BULK_PROGRAM: Option<&str> = option_env!("NS3_TCP_BULK_BIN");
 /// chain and seed must deliver the same bytes. Its arguments are `key=value`: `hops`, `run`,
 /// `duration_s`, `start_s`, `segment`, `queue`, `spacing`, `range`, `gratuitous` (AODV's flag,
 /// 0 or 1), `variant` (`newreno`, `cubic`, `vegas`, `westwood`, `westwoodplus`),
-/// `rate_control` (`constant`, `minstrel`, `ideal`), `propagation` (`range`, or `nakagami`:
-/// log-distance and Nakagami-m fading at ns-3's attribute defaults); it prints
+/// `rate_control` (`constant`, `minstrel`, `ideal`, `minstrel_ht`), `propagation` (`range`, or
+/// `nakagami`: log-distance and Nakagami-m fading at ns-3's attribute defaults), `standard`
+/// (`802.11b`, `802.11a`, `802.11g`, `802.11n-2.4GHz`, `802.11n-5GHz`), `mcs` (the HT MCS, 0-7,
+/// of 802.11n at a constant rate), `ofdm_mbps` (the 802.11a/g rate at a constant rate),
+/// `routing` (`aodv`, or `hwmp`: an 802.11s mesh with static IP routing); it prints
 /// `rx_bytes=N` and `events=N`, and exits 2 naming a bad key or value. `None` without the
 /// feature.
 pub const CHAIN_TCP_PROGRAM: Option<&str> = option_env!("NS3_CHAIN_TCP_BIN");

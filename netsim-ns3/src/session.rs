@@ -325,16 +325,20 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         RateControl::Constant => 0,
         RateControl::Minstrel => 1,
         RateControl::Ideal => 2,
+        RateControl::MinstrelHt => 3,
     };
     let standard = match config.wifi.standard {
         Standard::B => 0,
         Standard::A => 1,
         Standard::G => 2,
+        Standard::N24GHz => 3,
+        Standard::N5GHz => 4,
     };
     let routing = match config.routing {
         Routing::Aodv => 0,
         Routing::Olsr => 1,
         Routing::Dsdv => 2,
+        Routing::Hwmp => 3,
         Routing::Dsr => {
             return Err(Error::Config(netsim::ConfigError::invalid(
                 "routing",

@@ -3,7 +3,9 @@
 
 use std::time::Duration;
 
-use netsim_ns3::{Nakagami, Ns3Config, Propagation, RateControl, Routing, Session, Topology};
+use netsim_ns3::{
+    Nakagami, Ns3Config, Propagation, RateControl, Routing, Session, Standard, Topology,
+};
 
 fn parse(text: &str) -> Result<Ns3Config, String> {
     let config: Ns3Config = toml::from_str(text).map_err(|e| e.to_string())?;
@@ -240,7 +242,8 @@ fn rate_control_and_fading_errors_name_the_field_and_what_is_allowed() {
     let cases = [
         (
             "[wifi]\nrate_control = \"arf\"",
-            "unknown variant `arf`, expected one of `constant`, `minstrel`, `ideal`",
+            "unknown variant `arf`, expected one of `constant`, `minstrel`, `ideal`, \
+             `minstrel_ht`",
         ),
         (
             "[wifi]\nrate_control = \"minstrel\"\ndata_rate_mbps = 11",
@@ -308,4 +311,125 @@ fn rate_managers_other_than_constant_do_not_need_a_rate_of_the_standard() {
     parse("[wifi]\nstandard = \"802.11a\"\nrate_control = \"minstrel\"").unwrap();
     let error = parse("[wifi]\nstandard = \"802.11a\"").unwrap_err();
     assert!(error.contains("wifi.data_rate_mbps = 2"), "{error}");
+}
+
+#[test]
+fn the_802_11n_standards_read_with_their_ht_rates_and_round_trip() {
+    let config = parse("[wifi]\nstandard = \"802.11n-5GHz\"\ndata_rate_mbps = 58.5").unwrap();
+    assert_eq!(config.wifi.standard, Standard::N5GHz);
+    assert_eq!(config.wifi.standard.mode(58.5), Some("HtMcs6"));
+    assert_eq!(config.wifi.standard.control_mode(), "OfdmRate6Mbps");
+    let again: Ns3Config = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+    assert_eq!(again, config);
+    let minstrel_ht =
+        parse("[wifi]\nstandard = \"802.11n-2.4GHz\"\nrate_control = \"minstrel_ht\"").unwrap();
+    assert_eq!(minstrel_ht.wifi.rate_control, RateControl::MinstrelHt);
+    assert_eq!(minstrel_ht.wifi.standard.control_mode(), "ErpOfdmRate6Mbps");
+    parse(
+        "propagation = { model = \"nakagami\" }\n[wifi]\nstandard = \"802.11n-2.4GHz\"\n\
+         rate_control = \"ideal\"",
+    )
+    .unwrap();
+    // The fastest rate any standard offers is 802.11n's MCS 7, derived from the declared rates.
+    assert_eq!(Standard::fastest_mbps(), 65.0);
+    let rates: Vec<f64> = Standard::N24GHz.modes().iter().map(|(r, _)| *r).collect();
+    assert_eq!(rates, [6.5, 13.0, 19.5, 26.0, 39.0, 52.0, 58.5, 65.0]);
+}
+
+#[test]
+fn the_802_11n_standards_refuse_rate_controls_they_cannot_run() {
+    let cases = [
+        (
+            "[wifi]\nstandard = \"802.11n-2.4GHz\"\ndata_rate_mbps = 54",
+            "wifi.data_rate_mbps = 54 is out of range: it must be one of 6.5, 13, 19.5, 26, 39, \
+             52, 58.5, 65 (Mb/s)",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n-5GHz\"",
+            "wifi.data_rate_mbps = 2 is out of range: it must be one of 6.5,",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n-5GHz\"\nrate_control = \"minstrel\"",
+            "wifi.rate_control: \"minstrel\" does not run with wifi.standard = \"802.11n-5GHz\" \
+             (ns-3 3.37's Minstrel aborts on an HT device; Minstrel-HT is its 802.11n \
+             counterpart): use one of \"constant\", \"minstrel_ht\", \"ideal\"",
+        ),
+        (
+            "[wifi]\nrate_control = \"minstrel_ht\"",
+            "wifi.rate_control: \"minstrel_ht\" does not run with wifi.standard = \"802.11b\"",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11g\"\nrate_control = \"minstrel_ht\"",
+            "use one of \"constant\", \"minstrel\", \"ideal\"",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n-2.4GHz\"\nrate_control = \"minstrel_ht\"\n\
+             data_rate_mbps = 65",
+            "wifi.data_rate_mbps: not used with wifi.rate_control = \"minstrel_ht\"",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n-2.4GHz\"\nrate_control = \"minstrel_ht\"\n\
+             long_retry_limit = 2",
+            "wifi.long_retry_limit: not used with wifi.rate_control = \"minstrel_ht\"",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n-2.4GHz\"\nrate_control = \"ideal\"",
+            "wifi.rate_control: ideal chooses by the receiver's SNR",
+        ),
+        (
+            "[wifi]\nstandard = \"802.11n\"",
+            "unknown variant `802.11n`, expected one of `802.11b`, `802.11a`, `802.11g`, \
+             `802.11n-2.4GHz`, `802.11n-5GHz`",
+        ),
+    ];
+    assert_refused(&cases);
+}
+
+#[test]
+fn an_802_11s_mesh_reads_and_runs_over_802_11a_only() {
+    let config =
+        parse("routing = \"hwmp\"\n[wifi]\nstandard = \"802.11a\"\ndata_rate_mbps = 12").unwrap();
+    assert_eq!(config.routing, Routing::Hwmp);
+    let again: Ns3Config = toml::from_str(&toml::to_string(&config).unwrap()).unwrap();
+    assert_eq!(again, config);
+    parse(
+        "routing = \"hwmp\"\npropagation = { model = \"nakagami\" }\n[wifi]\n\
+         standard = \"802.11a\"\nrate_control = \"minstrel\"",
+    )
+    .unwrap();
+    let mesh_on = |standard: &str| {
+        format!(
+            "routing = \"hwmp\"\npropagation = {{ model = \"log_distance\" }}\n[wifi]\n\
+             standard = \"{standard}\"\nrate_control = \"ideal\""
+        )
+    };
+    let b = mesh_on("802.11b");
+    let g = mesh_on("802.11g");
+    let n24 = mesh_on("802.11n-2.4GHz");
+    let n5 = mesh_on("802.11n-5GHz");
+    assert_refused(&[
+        (
+            "routing = \"hwmp\"",
+            "wifi.standard: \"802.11b\" does not run with routing = \"hwmp\" (ns-3 3.37's \
+             MeshHelper tunes every mesh interface to channel 100, which only the 5 GHz band has",
+        ),
+        (&b, "use wifi.standard = \"802.11a\""),
+        (
+            &g,
+            "wifi.standard: \"802.11g\" does not run with routing = \"hwmp\"",
+        ),
+        (
+            &n24,
+            "wifi.standard: \"802.11n-2.4GHz\" does not run with routing = \"hwmp\"",
+        ),
+        (
+            &n5,
+            "wifi.standard: \"802.11n-5GHz\" does not run with routing = \"hwmp\" (ns-3 3.37's \
+             MeshHelper gives its interfaces no HT configuration, so the mesh MACs are not HT stations",
+        ),
+        (
+            "routing = \"mesh\"",
+            "unknown variant `mesh`, expected one of `aodv`, `olsr`, `dsdv`, `dsr`, `hwmp`",
+        ),
+    ]);
 }

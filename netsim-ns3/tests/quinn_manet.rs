@@ -5,7 +5,9 @@
 use std::sync::Arc;
 use std::time::Duration;
 
-use netsim_ns3::{Ns3Config, Ns3Medium, Ns3Stats, quinn_pair};
+use netsim_ns3::{
+    Ns3Config, Ns3Medium, Ns3Stats, RateControl, Routing, Standard, Topology, quinn_pair,
+};
 use quinn::TransportConfig;
 use serde::Serialize;
 
@@ -31,9 +33,13 @@ fn patient(mut transport: TransportConfig) -> Arc<TransportConfig> {
 }
 
 fn transfer(transport: TransportConfig) -> Outcome {
+    transfer_on(&Ns3Config::default(), SEED, transport)
+}
+
+fn transfer_on(config: &Ns3Config, seed: u64, transport: TransportConfig) -> Outcome {
     let runtime = netsim::virtual_runtime().unwrap();
     runtime.block_on(async {
-        let pair = quinn_pair(&Ns3Config::default(), SEED)
+        let pair = quinn_pair(config, seed)
             .unwrap()
             .client_transport(patient(transport))
             .server_transport(patient(TransportConfig::default()))
@@ -87,4 +93,35 @@ fn a_port_delivers_every_byte_and_the_same_seed_repeats_byte_for_byte() {
     let second = with_karak();
     assert!(first.contains("\"intact\":true"), "{first}");
     assert_eq!(first, second, "same seed, same JSON");
+}
+
+#[test]
+fn quinn_delivers_every_byte_over_an_802_11s_mesh_and_over_802_11n() {
+    // A 3 x 3 802.11s mesh, 802.11a at 12 Mb/s, 200 m apart, corner to corner, after 5 s of
+    // peering.
+    let mut mesh = Ns3Config::chain(8);
+    mesh.topology = Topology::Grid {
+        columns: 3,
+        spacing: 200.0,
+    };
+    mesh.routing = Routing::Hwmp;
+    mesh.wifi.standard = Standard::A;
+    mesh.wifi.data_rate_mbps = 12.0;
+    mesh.start = Duration::from_secs(5);
+    // A 3-hop 802.11n chain at 5 GHz under Minstrel-HT.
+    let mut ht = Ns3Config::chain(3);
+    ht.wifi.standard = Standard::N5GHz;
+    ht.wifi.rate_control = RateControl::MinstrelHt;
+    for (name, config) in [("mesh", mesh), ("802.11n", ht)] {
+        config.validate().unwrap();
+        let outcome = transfer_on(&config, 1, TransportConfig::default());
+        let data = &outcome.stats.a_to_b;
+        println!("{name}: {} ns, {data:?}", outcome.elapsed_ns);
+        assert!(outcome.intact, "{name}: {outcome:?}");
+        assert_eq!(outcome.bytes_received, BYTES, "{name}");
+        assert!(
+            data.mean_hops.unwrap() >= 3.0,
+            "{name}: a multi-hop path: {data:?}"
+        );
+    }
 }

@@ -53,8 +53,10 @@
 //! routing = "aodv"                # a mobility [link.path] carries over (nodes, area, speeds,
 //! [ns3.wifi]                      # pause, range, source, sink); these keys override it
 //! data_rate_mbps = 2              # with rate_control = "constant" (the default); or
-//! # rate_control = "minstrel"     # "minstrel" | "ideal" (netsim-ns3/README.md, "Rate control
-//!                                 # and fading"; propagation = { model = "nakagami" } fades)
+//! # rate_control = "minstrel"     # "minstrel" | "ideal" | "minstrel_ht" (netsim-ns3/README.md,
+//!                                 # "Rate control and fading"; propagation = { model =
+//!                                 # "nakagami" } fades; standard = "802.11n-2.4GHz" or
+//!                                 # "802.11n-5GHz" with minstrel_ht or an HT rate, 6.5-65)
 //!
 //! [controllers]
 //! select = ["newreno", "karak"]   # default: every available controller
