@@ -1,4 +1,6 @@
-//! CUBIC's window growth (RFC 9438 section 4), in datagrams and seconds, for [`crate::Manet`].
+//! `cubic_growth`: CUBIC's window growth (RFC 9438 section 4), in datagrams and seconds, where
+//! nothing bounds the window (competitive mode, or `backlog_bound` off); with the knob off,
+//! Reno's one datagram per round trip.
 
 use std::time::Duration;
 
