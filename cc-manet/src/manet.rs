@@ -19,6 +19,8 @@ mod slow_start_exit;
 mod veno_random_loss;
 mod westwood_floor;
 
+#[cfg(test)]
+mod properties;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -222,6 +224,12 @@ impl Decision {
         self.forget_base = true;
         self.clear_cwnd = 0;
         self.jitter_ns = 0;
+    }
+
+    /// The window after the decision, `before` when it does not change it.
+    #[cfg(test)]
+    pub fn cwnd_after(&self, before: u64) -> u64 {
+        self.window.as_ref().map_or(before, Window::cwnd)
     }
 }
 

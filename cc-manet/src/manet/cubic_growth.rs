@@ -64,6 +64,12 @@ impl CubicGrowth {
         let cubic = cwnd + (target - cwnd) * acked / cwnd.max(1.0);
         cubic.max(self.w_est.min(cwnd + acked))
     }
+
+    /// Whether every field is a finite number (an invariant the property tests check).
+    #[cfg(test)]
+    pub fn is_finite(&self) -> bool {
+        self.w_max.is_finite() && self.k.is_finite() && self.w_est.is_finite()
+    }
 }
 
 #[cfg(test)]
