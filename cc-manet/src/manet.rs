@@ -192,11 +192,17 @@ pub(crate) struct Decision {
     pub reno_reset: bool,
     /// Whether the base RTT is forgotten (the next sample starts a new one).
     pub forget_base: bool,
+    /// The phase after it.
     pub phase: ManetPhase,
+    /// The mode after it.
     pub mode: Mode,
+    /// The growth the next ACKs may take.
     pub growth: Growth,
+    /// The drain rounds' schedule after it.
     pub schedule: Schedule,
+    /// `empty_queue_css`'s clear window after it, bytes.
     pub clear_cwnd: u64,
+    /// `jitter_allowance`'s allowance after it, nanoseconds.
     pub jitter_ns: u64,
 }
 
@@ -776,5 +782,81 @@ impl CongestionAlgorithm for Manet {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MTU: u16 = 1200;
+
+    fn manet(configure: impl FnOnce(&mut ManetConfig)) -> Manet {
+        let mut config = ManetConfig::default();
+        configure(&mut config);
+        Manet::new(config, MTU)
+    }
+
+    #[test]
+    fn a_timeout_forgets_the_base_rtt_with_reset_base_on_timeout_only() {
+        let on = manet(|_| {}).decide_loss(LossSignal::PERSISTENT);
+        assert_eq!(on.rule, ManetDecision::Timeout);
+        assert!(on.forget_base);
+        assert_eq!((on.clear_cwnd, on.jitter_ns), (0, 0));
+        let off = manet(|c| {
+            c.set_reset_base_on_timeout(false).unwrap();
+        })
+        .decide_loss(LossSignal::PERSISTENT);
+        assert!(!off.forget_base);
+    }
+
+    #[test]
+    fn a_timeout_restarts_slow_start_at_the_minimum_window_in_delay_mode() {
+        // 10 datagrams, no estimate yet: ssthresh = 0.7 x 10 = 7 datagrams, the window 2.
+        let m = manet(|_| {});
+        let d = m.decide_loss(LossSignal::PERSISTENT);
+        let window = d.window.as_ref().unwrap();
+        assert_eq!(window.cwnd(), 2 * u64::from(MTU));
+        assert_eq!(window.ssthresh(), 7 * u64::from(MTU));
+        assert_eq!(
+            (d.phase, d.mode),
+            (ManetPhase::SlowStart, Mode::Delay(Cap::Unarmed))
+        );
+        assert_eq!(d.cubic, CubicRestart::Reduction);
+        assert_eq!(d.schedule, Schedule::first(&m.config));
+    }
+
+    #[test]
+    fn a_loss_cuts_to_the_loss_threshold_and_leaves_the_mode() {
+        let m = manet(|_| {});
+        let d = m.decide_loss(LossSignal::FastRetransmit);
+        assert_eq!(d.rule, ManetDecision::Loss);
+        let window = d.window.as_ref().unwrap();
+        assert_eq!(
+            (window.cwnd(), window.ssthresh()),
+            (m.loss_ssthresh(), m.loss_ssthresh())
+        );
+        assert_eq!(d.phase, ManetPhase::CongestionAvoidance);
+        assert_eq!((d.mode, d.growth), (m.mode, m.growth));
+        assert!(d.reno_reset && !d.forget_base);
+    }
+
+    #[test]
+    fn a_round_without_samples_decides_nothing() {
+        let m = manet(|_| {});
+        let input = RoundInput {
+            now: cc_core::Instant::now(),
+            round: None,
+            measured_cwnd: m.window.cwnd(),
+        };
+        let d = m.decide_round(&input);
+        assert_eq!(d.rule, ManetDecision::NoSample);
+        assert_eq!(
+            d,
+            Decision {
+                growth: m.growth.at_round_end(),
+                ..Decision::keep(&m, ManetDecision::NoSample)
+            }
+        );
     }
 }
