@@ -83,13 +83,13 @@
 //!   collapse. That acknowledgement restores the state and adds no growth of its own.
 //! - **quinn may report a route break as an ordinary loss.** Persistent congestion needs the
 //!   lost packets to span 3 PTOs. When the first packet across the repaired route is the
-//!   *receiver's* (its own probe, carrying an ACK of a packet sent before the break), quinn
+//!   *receiver's* (its own PTO packet, carrying an ACK of a packet sent before the break), quinn
 //!   takes an RTT sample spanning the whole outage from it; the PTO, and the
 //!   persistent-congestion period with it, inflates several-fold, the break's losses fall short
 //!   of it, and quinn reports them as a time-threshold loss: ABRA halves as NewReno, saves
 //!   nothing and restores nothing. In a netsim bulk transfer with a 3 s break this is what
 //!   happened; persistent congestion, and ABRA's save and restore, took place once the
-//!   receiver had nothing ack-eliciting in flight, so that the sender's probe crossed first
+//!   receiver had nothing ack-eliciting in flight, so that the sender's PTO packet crossed first
 //!   (`tests/e2e.rs`). This is quinn's loss detection (RFC 9002 sections 5.3 and 7.6), and it
 //!   bounds how often ABRA's mechanism acts on quinn.
 //! - **Repeated timeouts.** Persistent congestion again before the restore collapses again but

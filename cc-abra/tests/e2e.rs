@@ -36,8 +36,8 @@ fn transfer(link: LinkConfig) -> (TransferReport, String) {
             client.congestion_controller_factory(AbraConfig::default().into_factory());
             // Flow-control windows larger than the transfer: the server (the receiver) then
             // sends only ACKs, nothing ack-eliciting, so after a route break the first packet
-            // across the repaired route is the client's probe. Otherwise the server's own probe
-            // gets there first carrying an ACK of a packet sent before the break; quinn takes
+            // across the repaired route is the client's PTO packet. Otherwise the server's own
+            // PTO packet gets there first carrying an ACK of a packet sent before the break; quinn takes
             // an RTT sample spanning the outage from it, its PTO (and so its persistent-
             // congestion period) inflates several-fold, and quinn declares no persistent
             // congestion at all, only a time-threshold loss (see the crate docs).

@@ -150,8 +150,8 @@ fn noq_newreno_replay_matches_live_run() {
     );
 }
 
-// noq's BBRv3 is left out: it seeds its probe-wait RNG from the OS at `build`, so a replay
-// cannot reproduce a live run's windows.
+// noq's BBRv3 is left out: it seeds the RNG of its `ProbeBW` waits from the OS at `build`, so a
+// replay cannot reproduce a live run's windows.
 
 #[test]
 fn ports_on_noq_replay_as_they_ran_live() {

@@ -165,9 +165,9 @@ pub struct Classification {
 ///
 /// **Probe timeouts.** quinn 0.11 does not tell a controller that its probe timeout (PTO,
 /// RFC 9002 section 6.2) fired, and [`TimeoutReading::ProbeTimeout`] needs to know. The
-/// classifier infers it from what a PTO leaves in the callbacks: quinn sends its probes on a
+/// classifier infers it from what a PTO leaves in the callbacks: quinn sends its PTO packets on a
 /// timer, not in answer to an acknowledgement, and regardless of the congestion window. A
-/// transmit pass is read as a probe when
+/// transmit pass is read as a PTO's when
 /// - it comes at least `smoothed RTT + max_ack_delay + 1 ms` (a lower bound of quinn's PTO)
 ///   after the previous one,
 /// - no ACK frame and no congestion event came within 1 ms before it (a send those trigger is
@@ -176,7 +176,7 @@ pub struct Classification {
 ///   not zero, or a full-size datagram (1200 bytes or more: an ACK-only packet is far smaller)
 ///   was sent since.
 ///
-/// The approximation misses a PTO whose probes quinn could not send, and counts a send after an
+/// The approximation misses a PTO whose packets quinn could not send, and counts a send after an
 /// idle period of that length with packets outstanding (an application write while the path
 /// is silent); the ground-truth tests measure both against quinn's own `PTO fired` records.
 #[derive(Debug, Clone, PartialEq)]
@@ -213,7 +213,7 @@ pub struct LossClassifier {
     probe_timeout: Option<Instant>,
     /// Something sent at or after `probe_timeout` was acknowledged: the episode ends once this
     /// frame's congestion events have been classified.
-    probe_answered: bool,
+    probe_timeout_answered: bool,
     stats: SignalStats,
 }
 
@@ -285,7 +285,7 @@ impl LossClassifier {
             in_flight_at_ack: 0,
             full_sent_since_ack: false,
             probe_timeout: None,
-            probe_answered: false,
+            probe_timeout_answered: false,
             stats: SignalStats::default(),
         }
     }
@@ -347,7 +347,7 @@ impl LossClassifier {
     pub fn on_sent(&mut self, now: Instant, bytes: u64, last_pn: u64) {
         self.end_answered_episode();
         if let Some(previous) = self.last_send
-            && self.is_probe(now, previous)
+            && self.is_probe_timeout_send(now, previous)
         {
             self.probe_timeout = Some(now);
             self.stats.probe_timeouts += 1;
@@ -364,9 +364,9 @@ impl LossClassifier {
         }
     }
 
-    /// Whether a transmit pass at `now`, after one at `previous`, carries PTO probes (see the
+    /// Whether a transmit pass at `now`, after one at `previous`, carries PTO packets (see the
     /// type's docs).
-    fn is_probe(&self, now: Instant, previous: Instant) -> bool {
+    fn is_probe_timeout_send(&self, now: Instant, previous: Instant) -> bool {
         let Some(smoothed) = self.smoothed else {
             return false;
         };
@@ -388,9 +388,9 @@ impl LossClassifier {
     /// Ends the probe-timeout episode once something sent after it was acknowledged and that
     /// frame's events are classified.
     fn end_answered_episode(&mut self) {
-        if self.probe_answered {
+        if self.probe_timeout_answered {
             self.probe_timeout = None;
-            self.probe_answered = false;
+            self.probe_timeout_answered = false;
         }
     }
 
@@ -427,7 +427,7 @@ impl LossClassifier {
         self.in_flight_at_ack = in_flight;
         self.full_sent_since_ack = false;
         if let (Some(pto), Some(sent)) = (self.probe_timeout, newest_sent) {
-            self.probe_answered |= sent >= pto;
+            self.probe_timeout_answered |= sent >= pto;
         }
         let new_largest = self.largest_acked.is_none_or(|l| largest > l);
         let largest_before = self.largest_acked;

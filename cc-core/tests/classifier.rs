@@ -200,8 +200,8 @@ fn stats_count_every_class() {
     d.ack_all();
     d.lose_one(20, 17, 2);
     d.ack_all();
-    // Nothing after the last packet is acknowledged: quinn raises no event for it (the PTO
-    // probes instead), and neither does the driver.
+    // Nothing after the last packet is acknowledged: quinn raises no event for it (the PTO's
+    // packets instead), and neither does the driver.
     assert_eq!(d.lose_one(20, 19, 0), None);
     d.ack_all();
     d.send(5);
@@ -273,18 +273,18 @@ fn a_loss_after_a_probe_timeout_is_a_timeout_under_reading_b_only() {
     for reading in TimeoutReading::ALL {
         let mut d = warmed_up_reading(reading);
         let lost = d.send(10);
-        // Silence: quinn's PTO (100 ms + 4 x rttvar + 25 ms) expires; it sends two probes
+        // Silence: quinn's PTO (100 ms + 4 x rttvar + 25 ms) expires; it sends two PTO packets
         // without an acknowledgement.
         d.advance(Duration::from_millis(400));
-        let probes = d.send(2);
+        let pto_packets = d.send(2);
         assert!(
             d.controller.classifier().probe_timeout().is_some(),
-            "{reading}: the probes' transmit pass reads as a PTO"
+            "{reading}: the PTO packets' transmit pass reads as a PTO"
         );
         assert_eq!(d.controller.signal_stats().probe_timeouts, 1);
         d.advance(RTT);
-        // Only the probes arrive: the ten are lost, the largest 2 below the largest acked.
-        let event = d.ack_up_to_except(probes.end - 1, &lost.collect::<Vec<_>>());
+        // Only the PTO packets arrive: the ten are lost, the largest 2 below the largest acked.
+        let event = d.ack_up_to_except(pto_packets.end - 1, &lost.collect::<Vec<_>>());
         let truth = event.or_else(|| d.fire_loss_timer()).expect("a loss").truth;
         assert_eq!(truth, LossSignal::Timeout { dup_acks: 2 });
         let e = last_signal(&d);
@@ -296,21 +296,21 @@ fn a_loss_after_a_probe_timeout_is_a_timeout_under_reading_b_only() {
         };
         assert_eq!(e.signal, expected, "{reading}");
         assert_eq!(d.controller.signal_stats().after_probe_timeout, 1);
-        // The episode ends with the probes' acknowledgement: a later loss is ordinary.
+        // The episode ends with the PTO packets' acknowledgement: a later loss is ordinary.
         d.send(1);
         assert!(d.controller.classifier().probe_timeout().is_none());
     }
 }
 
 #[test]
-fn acknowledgement_clocked_sends_are_not_probes() {
+fn acknowledgement_clocked_sends_are_not_probe_timeouts() {
     let mut d = warmed_up_reading(TimeoutReading::ProbeTimeout);
     for _ in 0..20 {
         d.send(4);
         d.advance(RTT);
         d.ack_all();
     }
-    // A long idle period with nothing outstanding, then new data: not a probe either.
+    // A long idle period with nothing outstanding, then new data: not a PTO either.
     d.advance(Duration::from_secs(5));
     d.send(4);
     assert_eq!(d.controller.signal_stats().probe_timeouts, 0);

@@ -46,7 +46,7 @@ fn pair(link: LinkConfig, seed: u64) -> QuinnPair {
 /// Runs `workload` under a fresh ground-truth recorder and returns its agreement; probe
 /// timeouts are scored on `sender`'s side (`"client"` or `"server"`), the data sender's.
 fn scored(sender: &'static str, workload: impl std::future::Future<Output = ()>) -> Agreement {
-    let truth = GroundTruth::new(3).with_probe_side(sender);
+    let truth = GroundTruth::new(3).with_probe_timeout_side(sender);
     let subscriber = tracing_subscriber::registry().with(truth.layer());
     let _guard = tracing::subscriber::set_default(subscriber);
     tracing::callsite::rebuild_interest_cache();

@@ -25,7 +25,8 @@ const RESPONSE: usize = 9 * 1200;
 
 fn transport(karak: bool) -> Arc<quinn::TransportConfig> {
     let mut t = quinn::TransportConfig::default();
-    // No MTU probes: a lost probe raises no congestion event, and probes trail every flight.
+    // No MTU discovery: a lost discovery packet raises no congestion event, and they trail every
+    // flight.
     t.mtu_discovery_config(None);
     if karak {
         t.congestion_controller_factory(KarakConfig::default().into_factory());

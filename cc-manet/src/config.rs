@@ -16,10 +16,10 @@ cc_core::port_config! {
     /// values, not fitted to any scenario: Vegas' bands of 2 and 4 packets and slow-start exit
     /// at 1 (Linux `tcp_vegas.c`), CUBIC's constants (RFC 9438), HyStart++'s growth divisor of
     /// 4 (RFC 9406), Veno's cut to 4/5 (Fu and Liew 2003), BBR's 10 s base RTT lifetime,
-    /// ProbeRTT's half window and `cwnd_gain` of 2 (Cardwell et al. 2016; BBRv2), Copa's five
+    /// `ProbeRTT`'s half window and `cwnd_gain` of 2 (Cardwell et al. 2016; BBRv2), Copa's five
     /// round trips (Arun and Balakrishnan, NSDI 2018, section 2.2). On quinn it shows the
     /// window plus one byte by default (`quinn_full_window`), so that a window of N datagrams
-    /// carries N, as on noq (mechanism 1f counts what is in flight).
+    /// carries N, as on noq (`bdp_cap` counts what is in flight).
     ///
     /// ```
     /// let mut manet = cc_manet::ManetConfig::default();
@@ -37,149 +37,136 @@ cc_core::port_config! {
         knobs: {
             /// Initial window in datagrams (RFC 9002 section 7.2).
             initial_window_packets: u64 = 10, Range::INITIAL_WINDOW_PACKETS;
-            /// Mechanism 1, the backlog bound (TCP Vegas, Brakmo and Peterson 1995; TCP-UB's
-            /// bands): once per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; the
-            /// window grows only while `Diff < alpha`, holds up to `beta` and loses a packet per
-            /// round above it. Keeps a multi-hop 802.11 chain near its best window (Fu et al.,
-            /// INFOCOM 2003: about h/4 packets).
+            /// The backlog bound (TCP Vegas, Brakmo and Peterson, IEEE JSAC 1995, sections
+            /// 3.2-3.3; TCP-UB's bands): once per round trip, `Diff = cwnd x (RTT - BaseRTT) /
+            /// RTT` packets; the window grows only while `Diff < alpha`, holds up to `beta` and
+            /// loses a packet per round above it. Keeps a multi-hop 802.11 chain near its best
+            /// window (Fu et al., INFOCOM 2003: about h/4 packets).
             backlog_bound: bool = true, Range::Any;
-            /// Lower backlog threshold alpha, packets (Linux `tcp_vegas.c`: 2). The original
-            /// Vegas band of 1 to 3 (ns-2's `v_alpha_ 1`, `v_beta_ 3`) measured closer to the
-            /// best fixed window on ns-3's chains but far behind Cubic on netsim's demo, where a
-            /// window of a few datagrams reads the peer's ACK delay as backlog (development
-            /// runs, not kept).
+            /// Lower backlog threshold alpha, packets (Linux `tcp_vegas.c`: 2; the original
+            /// Vegas band is 1 to 3, ns-2's `v_alpha_ 1` and `v_beta_ 3`).
             alpha: f64 = 2.0, BACKLOG;
             /// Upper backlog threshold beta, packets (Linux `tcp_vegas.c`: 4).
             beta: f64 = 4.0, BACKLOG;
-            /// Mechanism 1d, the round's RTT as the mean of its samples, as Vegas' `Actual`
-            /// (bytes over the RTT the segment took, Brakmo and Peterson 1995, section 3.2)
-            /// reads it; with false, the round's minimum (Linux `tcp_vegas.c`, which filters
-            /// delayed-ACK noise). On an 802.11 chain contention shows as retries and backoffs
-            /// that spread the samples while the minimum stays low; the mean sees them.
+            /// The round's RTT as the mean of its samples, as Vegas' `Actual` (bytes over the
+            /// RTT the segment took, Brakmo and Peterson 1995, section 3.2) reads it; with
+            /// false, the round's minimum (Linux `tcp_vegas.c`, which filters delayed-ACK
+            /// noise). On an 802.11 chain contention shows as retries and backoffs that spread
+            /// the samples while the minimum stays low; the mean sees them.
             mean_round_rtt: bool = true, Range::Any;
-            /// Mechanism 1f, BBR's in-flight cap (Cardwell et al., ACM Queue 2016: `cwnd_gain` 2
-            /// bounds what is in flight to twice `BtlBw x RTprop`): once per round trip, with
-            /// the round's delivery rate `cwnd / RTT` (the RTT as the bound reads it) and the
-            /// base RTT, the cap is `2 x cwnd x BaseRTT / RTT` plus one datagram, the one a
-            /// receiver holds for its next ACK (RFC 9000 section 13.2.2). Above the cap the
-            /// window loses a datagram per round trip, as above `beta`; it grows only while one
-            /// more datagram stays within it. Vegas' bands count packets, so on a path whose
-            /// bandwidth-delay product is a packet or two (a multi-hop 802.11 chain, where the
-            /// best window is about h/4 packets: Fu et al., INFOCOM 2003) `alpha` alone keeps
-            /// two or three times the pipe in flight and the flow's own packets contend along
-            /// the chain; where the product is larger than `alpha` packets the cap does not
-            /// bind. It acts only after a drain probe (mechanism 4) found the round's delay to
-            /// be this flow's, until a probe finds a competitor's queue or a timeout: a
-            /// competitor's queue inflates the RTT as well, and a cap read from it would keep
-            /// the window too small for Copa's test to lift the bound. For the same reason it
-            /// never goes under three datagrams, a window a probe can still drain. It counts
-            /// what is in flight, so on quinn it needs `quinn_full_window` (on by default for
-            /// this controller): with quinn 0.11's one datagram less, a cap of two datagrams
-            /// carries one, which the receiver acknowledges only after its ACK delay, and the
-            /// inflated RTT shrinks the cap again. Its cost: on one 802.11a hop at 6-18 Mb/s,
-            /// whose link needs a datagram more in flight than the cap allows, the composite
-            /// trails Cubic by 4-10% (1.04-1.11x without the cap there, against 0.81-0.91x at
-            /// 2-8 hops; docs/results/manet.md).
+            /// BBR's in-flight cap (Cardwell et al., ACM Queue 2016: `cwnd_gain` 2 bounds what
+            /// is in flight to twice `BtlBw x RTprop`): once per round trip, with the round's
+            /// delivery rate `cwnd / RTT` (the RTT as the bound reads it) and the base RTT, the
+            /// cap is `2 x cwnd x BaseRTT / RTT` plus one datagram, the one a receiver holds for
+            /// its next ACK (RFC 9000 section 13.2.2). Above the cap the window loses a datagram
+            /// per round trip, as above `beta`; it grows only while one more datagram stays
+            /// within it. Vegas' bands count packets, so on a path whose bandwidth-delay product
+            /// is a packet or two (a multi-hop 802.11 chain, where the best window is about h/4
+            /// packets: Fu et al., INFOCOM 2003) `alpha` alone keeps two or three times the pipe
+            /// in flight and the flow's own packets contend along the chain; where the product is
+            /// larger than `alpha` packets the cap does not bind. It acts only after a drain
+            /// round (`competitive_mode`) found the round's delay to be this flow's, until a
+            /// drain round finds a competitor's queue or a timeout: a competitor's queue inflates
+            /// the RTT as well, and a cap read from it would keep the window too small for Copa's
+            /// test to lift the bound. For the same reason it never goes under three datagrams,
+            /// a window a drain round can still drain. It counts what is in flight, so on quinn
+            /// it needs `quinn_full_window` (on by default for this controller): with quinn
+            /// 0.11's one datagram less, a cap of two datagrams carries one, which the receiver
+            /// acknowledges only after its ACK delay, and the inflated RTT shrinks the cap again.
+            /// A link that needs a datagram more in flight than the cap allows (one fast hop) is
+            /// where it costs.
             bdp_cap: bool = true, Range::Any;
-            /// Mechanism 1e, the jitter allowance: a drain probe (mechanism 4) also compares the
+            /// The jitter allowance: a drain round (`competitive_mode`) also compares the
             /// round's RTT spread (mean minus minimum) before and at the drained window. A spread
             /// this flow made, by its queue or by contention along an 802.11 chain, shrinks with
-            /// the window; one that keeps three quarters of itself is the path's per-packet jitter,
-            /// and from then on the bound reads the round's mean less the larger of the two spreads
-            /// (a mean-minus-minimum gap grows with the samples a round holds, so the fuller
-            /// round's is the closer), never under the minimum, until the next probe or a new base
-            /// RTT. Ours: Copa's drain test (NSDI 2018, section 2.2) applied to the spread, so that
-            /// mechanism 1d's mean does not read jitter as backlog.
+            /// the window; one that keeps three quarters of itself is the path's per-packet
+            /// jitter, and from then on the bound reads the round's mean less the larger of the
+            /// two spreads (a mean-minus-minimum gap grows with the samples a round holds, so the
+            /// fuller round's is the closer), never under the minimum, until the next drain round
+            /// or a new base RTT. Ours: Copa's drain test (NSDI 2018, section 2.2) applied to the
+            /// spread, so that `mean_round_rtt` does not read jitter as backlog.
             jitter_allowance: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
             /// loss. With the backlog bound only.
             slow_start_exit: bool = true, Range::Any;
-            /// Mechanism 1c, conservative slow start below the bound (HyStart++, RFC 9406
-            /// section 4.2, `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog
-            /// was under 1 packet (Vegas' slow-start exit threshold: the pipe is not full), the
-            /// window grows by a quarter of the bytes acknowledged, 1.25x per round trip (BBR's
-            /// probing gain), instead of a datagram per round trip. After a random loss on a
-            /// long path the window then refills the pipe in a few round trips instead of
-            /// tens; at the few datagrams of an 802.11 chain a quarter is about one datagram,
-            /// Vegas' own step. A round's samples are of the packets sent in the round before
-            /// it, so a window grown this way is measured a round later: it regains at once a
-            /// window a round has measured clear (as CUBIC climbs fast back to `W_max`, RFC 9438
-            /// section 4.2), and past it grows only every other round trip, from a window a
-            /// round has measured (Vegas' slow start, Brakmo and Peterson 1995, section 3.3).
-            /// Without that, two unmeasured 1.25x rounds overshoot a shallow queue: on a 50 Mb/s,
-            /// 120 ms RTT path with a 100-packet queue (a fifth of the BDP) 0.97-0.985x Cubic
-            /// against 1.03x with it, at 2-4% less goodput on PETRA's lossy rows 3 and 4 with
-            /// its deep queue (development runs, 3 seeds, not kept).
+            /// Conservative slow start below the bound (HyStart++, RFC 9406 section 4.2,
+            /// `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog was under 1
+            /// packet (Vegas' slow-start exit threshold: the pipe is not full), the window grows
+            /// by a quarter of the bytes acknowledged, 1.25x per round trip (BBR's `ProbeBW` gain),
+            /// instead of a datagram per round trip. After a random loss on a long path the
+            /// window then refills the pipe in a few round trips instead of tens; at the few
+            /// datagrams of an 802.11 chain a quarter is about one datagram, Vegas' own step. A
+            /// round's samples are of the packets sent in the round before it, so a window grown
+            /// this way is measured a round later: it regains at once a window a round has
+            /// measured clear (as CUBIC climbs fast back to `W_max`, RFC 9438 section 4.2), and
+            /// past it grows only every other round trip, from a window a round has measured
+            /// (Vegas' slow start, Brakmo and Peterson 1995, section 3.3), so that two unmeasured
+            /// 1.25x rounds do not overshoot a shallow queue.
             empty_queue_css: bool = true, Range::Any;
-            /// Mechanism 2, CUBIC's growth (RFC 9438 section 4, with its Reno-friendly region)
-            /// whenever the window may grow; with false, Reno's one datagram per round trip.
-            /// The stacks' default is CUBIC: on clean and high-BDP paths its growth is what
+            /// CUBIC's growth (RFC 9438 section 4, with its Reno-friendly region) whenever the
+            /// window may grow and nothing bounds it; with false, Reno's one datagram per round
+            /// trip. The stacks' default is CUBIC: on clean and high-BDP paths its growth is what
             /// this controller must not fall behind.
             cubic_growth: bool = true, Range::Any;
-            /// Mechanism 3, a Westwood+ floor on every loss cut (Grieco and Mascolo 2004; PETRA,
-            /// TCP-UB): `ssthresh = max(beta_cubic x cwnd, BWE x BaseRTT)`, never above the
+            /// A Westwood+ floor on every loss cut (Grieco and Mascolo, ACM CCR 2004; PETRA eq.
+            /// 4.5; TCP-UB): `ssthresh = max(beta_cubic x cwnd, BWE x BaseRTT)`, never above the
             /// window. A random loss on an uncongested path then costs almost nothing; with
             /// false, CUBIC's `0.7 x cwnd`.
             westwood_floor: bool = true, Range::Any;
-            /// Mechanism 3b, Veno's loss reading (Fu and Liew, IEEE JSAC 2003, section II): a
-            /// loss while the last round's backlog was under `beta` packets did not overflow
-            /// this flow's queue, so it is read as random and the window is cut by a fifth
-            /// instead of CUBIC's 30%; the cut keeps the standing queue that keeps the
-            /// bottleneck busy through it. Veno's threshold is its own beta (3); here it is
-            /// the bound's.
+            /// Veno's loss reading (Fu and Liew, IEEE JSAC 2003, section II): a loss while the
+            /// last round's backlog was under `beta` packets did not overflow this flow's queue,
+            /// so it is read as random and the window is cut by a fifth instead of CUBIC's 30%;
+            /// the cut keeps the standing queue that keeps the bottleneck busy through it. Veno's
+            /// threshold is its own beta (3); here it is the bound's.
             veno_random_loss: bool = true, Range::Any;
-            /// Mechanism 4, Copa's mode switch (Arun and Balakrishnan, NSDI 2018, section 2.2):
-            /// after `competitive_rounds` round trips with a standing queue (`Diff >= alpha`),
-            /// one round sends only the backlog-free window, which drains a queue this flow
-            /// built. If the queueing delay keeps three quarters of its value or more, the queue
-            /// is another flow's (a
-            /// buffer-filling competitor, or a longer route that outdated the base RTT), and the
-            /// bound is lifted until the queueing delay falls under a tenth of its maximum over
-            /// the last four rounds. Keeps a Vegas-like flow from starving beside CUBIC. The
-            /// three quarters is ours, chosen between 1/2 and 3/4 on ns3-chain and
-            /// coexist-manet: with 1/2 an 802.11 chain's contention delay read as a
-            /// competitor's queue (development runs, not kept: 4 hops 0.222 against
-            /// 0.285 Mb/s); every other constant is its source's.
+            /// Copa's mode switch (Arun and Balakrishnan, NSDI 2018, section 2.2): after
+            /// `competitive_rounds` round trips with a standing queue (`Diff >= alpha`), a drain
+            /// round sends only the backlog-free window, which drains a queue this flow built. If
+            /// the queueing delay keeps three quarters of its value or more, the queue is another
+            /// flow's (a buffer-filling competitor, or a longer route that outdated the base
+            /// RTT), and the bound is lifted until the queueing delay falls under a tenth of its
+            /// maximum over the last four rounds. Keeps a Vegas-like flow from starving beside
+            /// CUBIC. The three quarters is ours: with a half, an 802.11 chain's contention
+            /// delay, which a smaller window reduces by less than half, reads as a competitor's
+            /// queue; every other constant is its source's.
             competitive_mode: bool = true, Range::Any;
-            /// Round trips with a standing queue before a drain probe (Copa: 5).
+            /// Round trips with a standing queue before a drain round (Copa: 5).
             competitive_rounds: u64 = 5, Range::Integer { min: 1, max: 1000 };
-            /// Mechanism 4b, BBR's restore after a probe (Cardwell et al., ACM Queue 2016;
-            /// Linux `tcp_bbr.c`, `bbr_restore_cwnd`): when the probe finds the queue to be
-            /// this flow's, the window returns to its value before the probe; with false, it
-            /// regrows from the backlog-free window a datagram per round trip. On an 802.11
-            /// chain the backlog-free window undercounts the pipe (contention reads as queue),
-            /// so every probe without it costs several rounds at a fraction of the rate.
+            /// The restore after a drain round, BBR's `ProbeRTT` exit (Cardwell et al., ACM Queue
+            /// 2016; Linux `tcp_bbr.c`, `bbr_restore_cwnd`): when the drain round finds the queue
+            /// to be this flow's, the window returns to its value before the cut; with false, it
+            /// regrows from the backlog-free window a datagram per round trip. On an 802.11 chain
+            /// the backlog-free window undercounts the pipe (contention reads as queue), so every
+            /// drain round without it costs several rounds at a fraction of the rate. (The knob
+            /// keeps its name: it is part of run identity.)
             probe_restore: bool = true, Range::Any;
-            /// Mechanism 4d, off: Copa's exit from competitive mode (a queueing delay under a tenth
-            /// of its recent maximum, read from the round's minimum RTT) also needs the bound's own
-            /// reading to agree, a backlog of at most `beta`; otherwise the bound, which reads the
-            /// round's mean, shrinks the window at once for a delay the switch filtered out
-            /// (jitter), round after round until the next drain probe lifts the bound again. Off
-            /// because it cannot tell jitter from an 802.11 chain's contention spread: where a
-            /// probe misreads that contention as a competitor's queue, it keeps the bound lifted
-            /// longer. Development runs before mechanism 1e (three seeds of 30 s on a 10 Mb/s, 20
-            /// ms path; not kept): 0.93x of Cubic with up to 5 ms of jitter each way and 0.86x with
-            /// 20 ms, against 0.92x and 0.79x without; 1.10x its own goodput beside Cubic on
-            /// coexist-manet; ns-3's 8-hop chain 0.93x [0.85, 1.00] over 15 seeds (four seeds lost
-            /// 10-34%).
+            /// Off by default: Copa's exit from competitive mode (a queueing delay under a tenth
+            /// of its recent maximum, read from the round's minimum RTT) also needs the bound's
+            /// own reading to agree, a backlog of at most `beta`; otherwise the bound, which
+            /// reads the round's mean, shrinks the window at once for a delay the switch filtered
+            /// out (jitter), round after round until the next drain round lifts the bound again.
+            /// Ours: Copa's exit (section 2.2) made consistent with `mean_round_rtt`. It cannot
+            /// tell jitter from an 802.11 chain's contention spread: where a drain round misreads
+            /// that contention as a competitor's queue, it keeps the bound lifted longer.
             leave_competitive_under_beta: bool = false, Range::Any;
-            /// Mechanism 4c, the probe's backoff: each probe that finds the queue to be this
-            /// flow's doubles the wait before the next, up to `competitive_rounds` times this
-            /// (1: no backoff). At 8, one probe round in 40 or more: a 2.5% budget, BBR's
-            /// ProbeRTT's order (200 ms in 10 s). A competitor that arrives later is found
-            /// within that many rounds.
+            /// The drain rounds' backoff: each drain round that finds the queue to be this flow's
+            /// doubles the wait before the next, up to `competitive_rounds` times this (1: no
+            /// backoff). At 8, one drain round in 40 or more: a 2.5% budget, BBR's `ProbeRTT`
+            /// budget's order (200 ms in 10 s; Cardwell et al., ACM Queue 2016). A competitor
+            /// that arrives later is found within that many rounds. (The knob keeps its name: it
+            /// is part of run identity.)
             probe_backoff_max: u64 = 8, Range::Integer { min: 1, max: 1000 };
-            /// Mechanism 5b, the base RTT expires after 10 s without a sample at or below it
-            /// and is re-measured in a drain probe's round, this flow's own queue drained (BBR's
-            /// `min_rtt` filter and ProbeRTT, Cardwell et al., ACM Queue 2016; Copa's RTTmin
+            /// The base RTT expires after 10 s without a sample at or below it and is
+            /// re-measured in a drain round, this flow's own queue drained (BBR's `min_rtt`
+            /// filter and `ProbeRTT` state, Cardwell et al., ACM Queue 2016; Copa's RTTmin
             /// window, NSDI 2018 section 2.1). On a MANET a route that got longer makes an old
             /// base read as a standing queue long before any timeout.
             refresh_base_rtt: bool = true, Range::Any;
-            /// Mechanism 5, a new base RTT after a timeout (persistent congestion): on a MANET
-            /// the route may have changed, and the old base would read the new path's longer
-            /// RTT as a standing queue (Vegas' known failure after a reroute; Linux's
-            /// Westwood+ also restarts its minimum RTT on a loss timeout).
+            /// A new base RTT after a timeout (persistent congestion): on a MANET the route may
+            /// have changed, and the old base would read the new path's longer RTT as a standing
+            /// queue (Vegas' known failure after a reroute; Linux's Westwood+ also restarts its
+            /// minimum RTT on a loss timeout).
             reset_base_on_timeout: bool = true, Range::Any;
         }
     }
@@ -245,7 +232,7 @@ mod tests {
 
     #[test]
     fn the_composite_fills_its_window_on_quinn_and_the_fixed_window_does_not() {
-        // Mechanism 1f counts what is in flight; the fixed window is measured as the papers'
+        // `bdp_cap` counts what is in flight; the fixed window is measured as the papers'
         // ports run, quinn's one datagram less included (README: the best fixed window).
         assert!(ManetConfig::default().quinn_full_window());
         assert!(!FixedWindowConfig::default().quinn_full_window());

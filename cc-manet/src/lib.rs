@@ -19,23 +19,28 @@
 //! source, each a switch of [`ManetConfig`] so that it can be measured alone
 //! (docs/results/manet.md: the scorecard and the ablation):
 //!
-//! | mechanism | source | knob |
-//! |---|---|---|
-//! | 1. backlog bound: per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; grow below `alpha`, hold to `beta`, one packet less above | TCP Vegas (Brakmo and Peterson, IEEE JSAC 1995, sections 3.2-3.3); TCP-UB's bands; the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `backlog_bound`, `alpha` (2), `beta` (4) |
-//! | 1b. Vegas' slow-start exit at a backlog of 1 packet | Brakmo and Peterson 1995, section 3.3; Linux `tcp_vegas.c` | `slow_start_exit` |
-//! | 1c. below a backlog of 1 packet (the pipe not full), growth of a quarter of the acknowledged bytes: 1.25x per round trip instead of a datagram, back to the largest window a round measured clear at once and past it every other round trip | HyStart++'s conservative slow start (RFC 9406 sections 4.2-4.3, `CSS_GROWTH_DIVISOR` = 4); CUBIC's fast climb back to `W_max` (RFC 9438 section 4.2); Vegas' slow start, which grows every other round trip so that each step is measured (Brakmo and Peterson 1995, section 3.3) | `empty_queue_css` |
-//! | 1d. the round's RTT as the mean of its samples, not the minimum | Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2); the minimum is Linux `tcp_vegas.c`'s | `mean_round_rtt` |
-//! | 1e. the round's RTT spread (mean minus minimum) that a drain probe does not shrink by a quarter is the path's jitter: the bound reads the mean less that spread | ours: Copa's drain test (NSDI 2018, section 2.2) applied to the spread | `jitter_allowance` |
-//! | 1f. once a drain probe found the delay to be this flow's, the window carries at most twice the round's bandwidth-delay product (`2 x cwnd x BaseRTT / RTT`) plus one datagram, never under three: above it one datagram less per round, growth only within it | BBR's in-flight cap, `cwnd_gain` 2 (Cardwell et al., ACM Queue 2016); the datagram a receiver holds for its ACK (RFC 9000 section 13.2.2); the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `bdp_cap` |
-//! | 2. CUBIC's growth where the bound allows it, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
-//! | 3. loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
-//! | 3b. a loss while the last round's backlog was under `beta` is random: cut to `0.8 cwnd` (still floored by the estimate) | TCP Veno (Fu and Liew, IEEE JSAC 2003, section II) | `veno_random_loss` |
-//! | 4. mode switch: after 5 round trips with a standing queue (`alpha` packets, or a queueing delay of a base RTT), send the backlog-free window (at least 3 datagrams); if the queueing delay of the first round sent at it keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2); RFC 9000 section 13.2.2 for the floor | `competitive_mode`, `competitive_rounds` (5) |
-//! | 4b. after a probe that found the queue to be this flow's, the window returns to its value before the probe | BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux `tcp_bbr.c`, `bbr_restore_cwnd`) | `probe_restore` |
-//! | 4c. each such probe doubles the wait before the next, up to 8x: probing costs a bounded share of the rounds | BBR's ProbeRTT budget (200 ms in 10 s) | `probe_backoff_max` (8) |
-//! | 4d. (off: it cannot tell jitter from an 802.11 chain's contention spread) leave competitive mode only where the bound's own reading agrees, a backlog of at most `beta`: a spread the switch's minimum filters out (jitter) does not hand the window to a bound that reads it as backlog | ours: Copa's exit (section 2.2) made consistent with mechanism 1d's mean | `leave_competitive_under_beta` |
-//! | 5. a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `reset_base_on_timeout` |
-//! | 5b. a base RTT with no sample at or below it for 10 s is re-measured in a drain probe to half the backlog-free window | BBR's `min_rtt` filter and ProbeRTT (Cardwell et al., ACM Queue 2016; BBRv2's ProbeRTT cwnd gain 0.5); Copa's 10 s RTTmin window | `refresh_base_rtt` |
+//! | knob | what it does | source | module |
+//! |---|---|---|---|
+//! | `backlog_bound`, `alpha` (2), `beta` (4) | per round trip, `Diff = cwnd x (RTT - BaseRTT) / RTT` packets; grow below `alpha`, hold to `beta`, one packet less above | TCP Vegas (Brakmo and Peterson, IEEE JSAC 1995, sections 3.2-3.3); TCP-UB's bands; the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `backlog_bound` |
+//! | `slow_start_exit` | Vegas' slow-start exit at a backlog of 1 packet | Brakmo and Peterson 1995, section 3.3; Linux `tcp_vegas.c` | `slow_start_exit` |
+//! | `empty_queue_css` | below a backlog of 1 packet (the pipe not full), growth of a quarter of the acknowledged bytes: 1.25x per round trip instead of a datagram, back to the largest window a round measured clear at once and past it every other round trip | HyStart++'s conservative slow start (RFC 9406 sections 4.2-4.3, `CSS_GROWTH_DIVISOR` = 4); CUBIC's fast climb back to `W_max` (RFC 9438 section 4.2); Vegas' slow start, which grows every other round trip so that each step is measured (Brakmo and Peterson 1995, section 3.3) | `empty_queue_css` |
+//! | `mean_round_rtt` | the round's RTT as the mean of its samples, not the minimum | Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2); the minimum is Linux `tcp_vegas.c`'s | `jitter_allowance` |
+//! | `jitter_allowance` | the round's RTT spread (mean minus minimum) that a drain round does not shrink by a quarter is the path's jitter: the bound reads the mean less that spread | ours: Copa's drain test (NSDI 2018, section 2.2) applied to the spread | `jitter_allowance` |
+//! | `bdp_cap` | once a drain round found the delay to be this flow's, the window carries at most twice the round's bandwidth-delay product (`2 x cwnd x BaseRTT / RTT`) plus one datagram, never under three: above it one datagram less per round, growth only within it | BBR's in-flight cap, `cwnd_gain` 2 (Cardwell et al., ACM Queue 2016); the datagram a receiver holds for its ACK (RFC 9000 section 13.2.2); the chain's best window of about h/4 (Fu et al., INFOCOM 2003) | `bdp_cap` |
+//! | `cubic_growth` | CUBIC's growth where nothing bounds the window, with its Reno-friendly region | RFC 9438 sections 4.1-4.7 | `cubic_growth` |
+//! | `westwood_floor` | loss cut floored by the bandwidth estimate: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` | TCP Westwood+ (Grieco and Mascolo, ACM CCR 2004); PETRA eq. 4.5; RFC 9438's beta | `westwood_floor` |
+//! | `veno_random_loss` | a loss while the last round's backlog was under `beta` is random: cut to `0.8 cwnd` (still floored by the estimate) | TCP Veno (Fu and Liew, IEEE JSAC 2003, section II) | `veno_random_loss` |
+//! | `competitive_mode`, `competitive_rounds` (5) | after 5 round trips with a standing queue (`alpha` packets, or a queueing delay of a base RTT), a drain round sends the backlog-free window (at least 2 datagrams); if the queueing delay of the first round sent at it keeps three quarters of its value, the queue is not this flow's: lift the bound until the delay is under a tenth of its recent maximum | Copa (Arun and Balakrishnan, NSDI 2018, section 2.2); RFC 9000 section 13.2.2 for the floor | `competitive_mode`, `drain_round` |
+//! | `probe_restore` | after a drain round that found the queue to be this flow's, the window returns to its value before the cut | BBR's `ProbeRTT` exit (Cardwell et al., ACM Queue 2016; Linux `tcp_bbr.c`, `bbr_restore_cwnd`) | `drain_round` |
+//! | `probe_backoff_max` (8) | each such drain round doubles the wait before the next, up to 8x: draining costs a bounded share of the rounds | BBR's `ProbeRTT` budget (200 ms in 10 s) | `drain_round` |
+//! | `leave_competitive_under_beta` (off) | leave competitive mode only where the bound's own reading agrees, a backlog of at most `beta`; off because it cannot tell jitter from an 802.11 chain's contention spread | ours: Copa's exit (section 2.2) made consistent with `mean_round_rtt` | `competitive_mode` |
+//! | `reset_base_on_timeout` | a new base RTT after a timeout | TCP-UB's port; Linux's Westwood+ | `base_rtt` |
+//! | `refresh_base_rtt` | a base RTT with no sample at or below it for 10 s is re-measured in a drain round to half the backlog-free window | BBR's `min_rtt` filter and `ProbeRTT` state (Cardwell et al., ACM Queue 2016; BBRv2's `ProbeRTT` cwnd gain 0.5); Copa's 10 s RTTmin window | `base_rtt`, `drain_round` |
+//!
+//! The modules are private; each holds its mechanism's state and its pure rules, and
+//! [`Manet`] applies the round's decision in one place. `probe_restore` and `probe_backoff_max`
+//! keep their names, which are part of run identity; in this crate "probe" means nothing else:
+//! the composite's draining step is a *drain round*, QUIC's PTO is the *probe timeout*.
 //!
 //! Losses are read as TCP-UB reads them: persistent congestion is the timeout, any other loss
 //! a fast retransmit (reading `persistent_congestion` of [`cc_core::TimeoutReading`]). One reduction per round trip
@@ -48,7 +53,7 @@
 //!
 //! quinn 0.11's send check carries one datagram less than the window (docs/results/on-noq.md).
 //! This controller compensates it by default (`quinn_full_window`, which issue 34 allows for
-//! it): mechanism 1f counts what is in flight, and at a cap of two datagrams quinn would carry
+//! it): `bdp_cap` counts what is in flight, and at a cap of two datagrams quinn would carry
 //! one, which the receiver acknowledges only after its ACK delay. So a window of N datagrams
 //! carries N on both stacks.
 //!
@@ -58,7 +63,6 @@
 #![deny(missing_docs)]
 
 mod config;
-mod cubic;
 mod fixed;
 mod manet;
 

@@ -1,4 +1,27 @@
-//! The composite's state and decisions.
+//! The composite: its state, the per-round decision and the one place that applies it.
+//!
+//! Each mechanism lives in its own module, named by its knob, with its state and its pure
+//! rules; this module gathers a round's measurements ([`RoundInput`]), asks
+//! [`Manet::decide_round`] (pure: it reads the state and returns a [`Decision`]) and hands the
+//! decision to [`Manet::apply`], the only code that changes the window on a round's end or a
+//! loss. Per-ACK growth ([`Manet`]'s `on_ack`) follows the growth the last decision allowed.
+
+mod backlog_bound;
+mod base_rtt;
+mod bdp_cap;
+mod competitive_mode;
+mod cubic_growth;
+mod decision;
+mod drain_round;
+mod empty_queue_css;
+mod jitter_allowance;
+mod mode;
+mod slow_start_exit;
+mod veno_random_loss;
+mod westwood_floor;
+
+#[cfg(test)]
+mod properties;
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,56 +33,16 @@ use cc_core::{
 };
 
 use crate::ManetConfig;
-use crate::cubic::{BETA, CubicGrowth};
-
-/// Round trips of queueing delay kept for Copa's "nearly empty" test (Copa: the last four).
-const RECENT_ROUNDS: usize = 4;
-/// The share of its queueing delay a drain probe's round must keep for the queue to count as
-/// another flow's: a queue this flow built loses at least a quarter of its delay when the flow
-/// sends only its backlog-free window. Chosen between 1/2 and 3/4 on ns3-chain and
-/// coexist-manet (docs/results/manet.md): with 1/2, the contention delay of an
-/// 802.11 chain, which a smaller window reduces by less than half, read as a competitor's queue.
-const DRAIN_KEEPS: f64 = 0.75;
-/// Vegas' slow-start exit backlog, packets (Linux `tcp_vegas.c`: gamma = 1); below it, the
-/// pipe is not full and the next round grows as HyStart++'s conservative slow start.
-const SLOW_START_EXIT_BACKLOG: f64 = 1.0;
-/// HyStart++'s conservative slow start grows by the acknowledged bytes over this (RFC 9406
-/// section 4.3: `CSS_GROWTH_DIVISOR` = 4).
-const CSS_GROWTH_DIVISOR: u64 = 4;
-/// The smallest window a drain probe sends, datagrams: two in flight, so that the probe
-/// measures the path, not the peer's ACK delay (RFC 9000 section 13.2.2: a receiver
-/// acknowledges every second ack-eliciting packet, a lone one only after its ACK delay). On
-/// quinn that needs `quinn_full_window` (on by default): its send check carries one less.
-const PROBE_FLOOR_PACKETS: u64 = 2;
-/// How long a base RTT stands without a sample at or below it (BBR's `MinRTTFilterLen`,
-/// Cardwell et al., ACM Queue 2016; Copa's RTTmin window, NSDI 2018 section 2.1: 10 s).
-const BASE_RTT_LIFETIME: Duration = Duration::from_secs(10);
-/// Veno's cut on a loss it reads as random (Fu and Liew 2003: cwnd x 4/5).
-const VENO_RANDOM_LOSS_BETA: f64 = 0.8;
-
-/// A count of round trips from the knobs (at most 1,000 x 1,000), saturating: the probe's
-/// counters are `u32` so that the controller's state stays within 4 KiB on quinn (cc-bench).
-fn rounds_u32(rounds: u64) -> u32 {
-    u32::try_from(rounds).unwrap_or(u32::MAX)
-}
-
-/// The wait before the first drain probe, and again after the probes' backoff resets: the
-/// configured rounds of standing queue (`competitive_rounds`).
-fn first_probe_interval(config: &ManetConfig) -> u32 {
-    rounds_u32(config.competitive_rounds())
-}
-
-/// Mechanism 1f's cap, bytes: twice the bandwidth-delay product of a round that carried `cwnd`
-/// bytes in `round_rtt` over a path of `base` RTT (BBR's `cwnd_gain` of 2 over
-/// `BtlBw x RTprop`, Cardwell et al., ACM Queue 2016, with the round's delivery rate
-/// `cwnd / round_rtt`), plus the datagram a receiver holds for its next ACK (RFC 9000 section
-/// 13.2.2: an ACK after at least two ack-eliciting packets), so that a path of a datagram's
-/// BDP still carries two.
-fn inflight_cap(cwnd: u64, mtu: u64, base: Duration, round_rtt: Duration) -> u64 {
-    let rtt = u128::from(cc_core::saturating_ns(round_rtt).max(1));
-    let bdp2 = 2 * u128::from(cwnd) * u128::from(cc_core::saturating_ns(base)) / rtt;
-    u64::try_from(bdp2).unwrap_or(u64::MAX).saturating_add(mtu)
-}
+use backlog_bound::Growth;
+use bdp_cap::Cap;
+use competitive_mode::{RecentDelays, Verdict};
+use cubic_growth::CubicGrowth;
+pub use decision::ManetDecision;
+use decision::{CubicRestart, Decision, Reading, RoundInput};
+use drain_round::{DrainRound, Purpose, Schedule};
+use empty_queue_css::ClearWindow;
+use mode::Mode;
+pub use mode::{ManetMode, ManetPhase};
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -74,149 +57,30 @@ pub struct Manet {
     reno: RenoGrowth,
     recovery: RecoveryEpoch,
     phase: ManetPhase,
-    mode: ManetMode,
-    /// Whether the backlog bound lets the window grow this round.
-    may_grow: bool,
-    /// Whether the last round's backlog was under 1 packet, so that this round grows as
-    /// conservative slow start (with `empty_queue_css`).
-    queue_empty: bool,
-    /// Whether the last drain probe found the round's delay to be this flow's own (its queue,
-    /// or contention along an 802.11 chain), so that mechanism 1f may shrink the window for it.
-    delay_owned: bool,
+    mode: Mode,
+    /// Whether and how the window may grow on this round's ACKs (`backlog_bound`).
+    growth: Growth,
+    /// The windows `empty_queue_css` measures against.
+    clear: ClearWindow,
+    /// When the next drain round for Copa's test runs (`competitive_mode`).
+    schedule: Schedule,
+    /// The last rounds' queueing delays (`competitive_mode`).
+    recent: RecentDelays,
     /// Bytes the current ACK frame newly acknowledged.
     frame_acked: u64,
-    /// The window when the current round began (Vegas' `Actual` is what was sent over it).
+    /// The window when the current round began, bytes (Vegas' `Actual` is what was sent over
+    /// it).
     round_start_cwnd: u64,
-    /// The window at the end of the last round, before its decision: the largest window the
-    /// packets whose samples end the next round were sent at.
-    sent_cwnd: u64,
-    /// The largest window a round measured with a backlog under 1 packet, lowered to the window
-    /// whenever a round shows a standing queue and zero once the base RTT is forgotten:
-    /// conservative slow start regains it without pausing to measure.
-    clear_cwnd: u64,
     /// Whether the latest acknowledged packet was sent before the current recovery period began.
     in_recovery: bool,
-    /// Consecutive rounds with a standing queue (`Diff >= alpha`).
-    queued_rounds: u32,
-    /// The drain probe under way, if one is.
-    probe: Option<DrainProbe>,
-    /// Rounds with a standing queue before the next drain probe: `competitive_rounds`, doubled
-    /// after each probe that found the queue to be this flow's, up to
-    /// `competitive_rounds x probe_backoff_max`.
-    probe_interval: u32,
-    /// The last rounds' queueing delays (round minimum minus base RTT), a ring.
-    /// In nanoseconds (saturating): the state fits cc-bench's 4 KiB with the ledger at its bound.
-    recent_delay: [u64; RECENT_ROUNDS],
-    recent_next: u8,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
-    /// When the base RTT was last set (a sample at or below it).
+    /// When the base RTT was last set (a sample at or below it; `refresh_base_rtt`).
     base_stamp: Option<cc_core::Instant>,
-    /// The round RTT spread (mean minus minimum) that the last drain probe did not remove,
-    /// nanoseconds: path jitter, not backlog (mechanism 1e); zero when the probe removed it or
-    /// with the mechanism off.
+    /// The round RTT spread (mean minus minimum) that the last drain round did not remove,
+    /// nanoseconds: path jitter, not backlog (`jitter_allowance`); zero when the drain removed
+    /// it or with the knob off.
     jitter_ns: u64,
-}
-
-/// A drain probe under way: what the round before it measured and held.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct DrainProbe {
-    /// The queueing delay of the round that started the probe, nanoseconds (saturating: the
-    /// state fits cc-bench's 4 KiB with the ledger at its bound).
-    start_delay_ns: u64,
-    /// That round's RTT spread (mean minus minimum), nanoseconds.
-    start_spread_ns: u64,
-    /// The window before the probe cut it (BBR's `prior_cwnd`).
-    prior_cwnd: u64,
-    /// Whether a round has ended since the cut. The round that ends first acknowledges packets
-    /// sent before the cut, at the old window; only the next one measures the drained queue
-    /// (BBR's ProbeRTT likewise waits for the in-flight data to fall to its target before it
-    /// measures).
-    settled: bool,
-    /// Whether the probe re-measures an expired base RTT: the base restarts with the measured
-    /// round, whose queue this flow has drained (BBR's ProbeRTT).
-    refresh_base: bool,
-}
-
-/// Slow start or congestion avoidance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ManetPhase {
-    /// Byte-counting slow start, left at ssthresh or by Vegas' exit.
-    SlowStart,
-    /// CUBIC's (or Reno's) growth, gated by the backlog bound.
-    CongestionAvoidance,
-}
-
-/// Copa's two modes (Arun and Balakrishnan, NSDI 2018, section 2.2).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ManetMode {
-    /// The backlog bound gates growth: the queue is this flow's own.
-    Delay,
-    /// The queue did not drain as the bound shrank the window: another flow's, or an outdated
-    /// base RTT. Growth is CUBIC's alone until the queue is nearly empty.
-    Competitive,
-}
-
-/// Which rule ran.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum ManetDecision {
-    /// Vegas' slow-start exit: the round's backlog exceeded 1 packet; the window is cut to the
-    /// backlog-free window plus one packet and growth becomes CUBIC's from there.
-    SlowStartExit,
-    /// `Diff < alpha`: the window may grow this round.
-    Grow,
-    /// `alpha <= Diff <= beta`: it holds.
-    Hold,
-    /// `Diff > beta`: one packet less.
-    Decrease,
-    /// After `competitive_rounds` rounds with a standing queue: the window is set to the
-    /// backlog-free window `cwnd - Diff` for one round, which drains a queue this flow built.
-    DrainProbe,
-    /// The first round after a drain probe's cut: its packets were sent at the old window, so
-    /// the window stays cut and the next round is the one measured.
-    ProbeSettle,
-    /// The probe's queue drained (it lost at least a quarter of its delay): the queue was this
-    /// flow's; the window goes back to its value before the probe, and the next probe waits
-    /// twice as long.
-    Drained,
-    /// The probe's queue kept three quarters of its delay or more: another flow's, or an
-    /// outdated base RTT; the bound is lifted.
-    EnterCompetitive,
-    /// In competitive mode: growth is CUBIC's.
-    Competitive,
-    /// The queueing delay fell to a tenth of its recent maximum: the bound applies again.
-    LeaveCompetitive,
-    /// A round without a usable RTT sample, or the bound off: no decision.
-    NoSample,
-    /// A round that ended inside a recovery period: no decision.
-    InRecovery,
-    /// A loss: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` (with the Westwood+ floor), the
-    /// window cut to it.
-    Loss,
-    /// Persistent congestion (the timeout): the minimum window, a new base RTT.
-    Timeout,
-}
-
-impl ManetDecision {
-    /// A stable name for tracing.
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::SlowStartExit => "slow_start_exit",
-            Self::Grow => "grow",
-            Self::Hold => "hold",
-            Self::Decrease => "decrease",
-            Self::DrainProbe => "drain_probe",
-            Self::ProbeSettle => "probe_settle",
-            Self::Drained => "drained",
-            Self::EnterCompetitive => "enter_competitive",
-            Self::Competitive => "competitive",
-            Self::LeaveCompetitive => "leave_competitive",
-            Self::NoSample => "no_sample",
-            Self::InRecovery => "in_recovery",
-            Self::Loss => "loss",
-            Self::Timeout => "timeout",
-        }
-    }
 }
 
 impl Manet {
@@ -224,11 +88,13 @@ impl Manet {
     pub fn new(config: impl Into<Arc<ManetConfig>>, mtu: u16) -> Self {
         let config = config.into();
         let window = Window::new(config.initial_window_packets(), mtu);
-        let probe_interval = first_probe_interval(&config);
+        let schedule = Schedule::first(&config);
         Self {
             round_start_cwnd: window.cwnd(),
-            sent_cwnd: window.cwnd(),
-            clear_cwnd: 0,
+            clear: ClearWindow {
+                sent_cwnd: window.cwnd(),
+                clear_cwnd: 0,
+            },
             config,
             window,
             bwe: WestwoodPlusEstimator::new(),
@@ -238,21 +104,16 @@ impl Manet {
             reno: RenoGrowth::default(),
             recovery: RecoveryEpoch::default(),
             phase: ManetPhase::SlowStart,
-            mode: ManetMode::Delay,
-            may_grow: true,
-            queue_empty: false,
+            mode: Mode::Delay(Cap::Unarmed),
+            growth: Growth::Allowed,
             frame_acked: 0,
             in_recovery: false,
-            queued_rounds: 0,
-            probe: None,
-            probe_interval,
-            recent_delay: [0; RECENT_ROUNDS],
-            recent_next: 0,
+            schedule,
+            recent: RecentDelays::default(),
             last_decision: None,
             last_diff: None,
             base_stamp: None,
             jitter_ns: 0,
-            delay_owned: false,
         }
     }
 
@@ -261,9 +122,14 @@ impl Manet {
         self.phase
     }
 
-    /// The current mode.
+    /// The current mode (a drain round runs in delay mode).
     pub fn mode(&self) -> ManetMode {
-        self.mode
+        self.mode.public()
+    }
+
+    /// Whether a drain round is under way.
+    pub fn draining(&self) -> bool {
+        matches!(self.mode, Mode::Draining(_))
     }
 
     /// The latest decision taken.
@@ -281,14 +147,14 @@ impl Manet {
         self.rtt.base()
     }
 
-    /// Whether the last drain probe found the round's delay to be this flow's own, so that
-    /// mechanism 1f's cap applies (`bdp_cap`).
+    /// Whether the last drain round found the round's delay to be this flow's own, so that
+    /// `bdp_cap`'s cap applies.
     pub fn delay_owned(&self) -> bool {
-        self.delay_owned
+        self.mode.cap() == Cap::Armed
     }
 
-    /// The round RTT spread the last drain probe did not remove, which the bound no longer
-    /// reads as backlog (mechanism 1e; zero when the probe removed it).
+    /// The round RTT spread the last drain round did not remove, which the bound no longer
+    /// reads as backlog (`jitter_allowance`; zero when the drain removed it).
     pub fn jitter_allowance(&self) -> Duration {
         Duration::from_nanos(self.jitter_ns)
     }
@@ -305,339 +171,355 @@ impl Manet {
 
     /// The cut on a loss: CUBIC's `0.7 x cwnd` (Veno's `0.8 x cwnd` when the last round's
     /// backlog was under `beta`, with `veno_random_loss`), floored by the Westwood+ estimate of
-    /// the backlog-free window where that mechanism is on, never above the window.
+    /// the backlog-free window with `westwood_floor`, never above the window.
     pub fn loss_ssthresh(&self) -> u64 {
         let cwnd = self.window.cwnd();
-        // TCP Veno (Fu and Liew, IEEE JSAC 2003, section II): a loss while the flow keeps
-        // fewer than beta packets queued did not overflow its queue; it is read as random
-        // and cut by a fifth.
         let random = self.config.veno_random_loss()
-            && self.last_diff.is_some_and(|diff| diff < self.config.beta());
-        let cubic = cc_core::scale(cwnd, if random { VENO_RANDOM_LOSS_BETA } else { BETA });
+            && veno_random_loss::is_random(self.last_diff, self.config.beta());
+        let cut = cc_core::scale(cwnd, veno_random_loss::decrease_factor(random));
         let floor = if self.config.westwood_floor() {
-            self.rtt
-                .base()
-                .and_then(|base| self.bwe.bdp(base))
-                .unwrap_or(0)
+            westwood_floor::floor(&self.bwe, self.rtt.base())
         } else {
             0
         };
-        cubic.max(floor).min(cwnd)
+        westwood_floor::ssthresh(cut, floor, cwnd)
     }
 
     /// Ends a round at `now` (the ACK frame that ended it): the backlog bound's decision and
     /// Copa's mode switch.
     pub fn on_round_end(&mut self, now: cc_core::Instant) -> ManetDecision {
-        let decision = self.decide_round(now);
+        let input = self.end_round(now);
+        let decision = self.decide_round(&input);
+        self.apply(&decision);
         self.round_start_cwnd = self.window.cwnd();
-        if decision != ManetDecision::NoSample {
-            self.last_decision = Some(decision);
-            self.trace(decision, None);
+        if decision.rule != ManetDecision::NoSample {
+            self.last_decision = Some(decision.rule);
+            self.trace(decision.rule, None);
         }
-        decision
+        decision.rule
     }
 
-    fn decide_round(&mut self, now: cc_core::Instant) -> ManetDecision {
-        self.queue_empty = false;
+    /// Closes the round's measurements: its RTTs, and the window its samples were sent at.
+    fn end_round(&mut self, now: cc_core::Instant) -> RoundInput {
         // The samples that end a round are of the packets sent in the round before it.
-        let measured_cwnd = std::mem::replace(&mut self.sent_cwnd, self.window.cwnd());
-        let round = self.rtt.end_round();
-        if !self.config.backlog_bound() {
-            self.may_grow = true;
-            return ManetDecision::NoSample;
+        let measured_cwnd = std::mem::replace(&mut self.clear.sent_cwnd, self.window.cwnd());
+        RoundInput {
+            now,
+            round: self.rtt.end_round(),
+            measured_cwnd,
+        }
+    }
+
+    /// The round's decision, from its measurements and the state; changes nothing.
+    pub(crate) fn decide_round(&self, input: &RoundInput) -> Decision {
+        let mut d = Decision::keep(self, ManetDecision::NoSample);
+        d.growth = self.growth.at_round_end();
+        let c = &*self.config;
+        if !c.backlog_bound() {
+            d.growth = Growth::Allowed;
+            return d;
         }
         if self.in_recovery {
-            return ManetDecision::InRecovery;
+            d.rule = ManetDecision::InRecovery;
+            return d;
         }
         let mtu = self.window.mtu();
-        let (Some(round), Some(base)) = (round, self.rtt.base()) else {
-            return ManetDecision::NoSample;
+        let (Some(round), Some(base)) = (input.round, self.rtt.base()) else {
+            return d;
         };
-        let c = Arc::clone(&self.config);
         let spread = round.mean.saturating_sub(round.min);
-        let round_rtt = if c.mean_round_rtt() {
-            // Mechanism 1e: the spread a drain probe did not remove is not this flow's backlog.
-            round
-                .mean
-                .saturating_sub(Duration::from_nanos(self.jitter_ns))
-                .max(round.min)
-        } else {
-            round.min
-        };
+        let round_rtt = jitter_allowance::round_rtt(
+            round,
+            Duration::from_nanos(self.jitter_ns),
+            c.mean_round_rtt(),
+        );
         let Some(backlog) = VegasBacklog::new(self.round_start_cwnd, mtu, base, round_rtt) else {
-            return ManetDecision::NoSample;
+            return d;
         };
         // Copa's standing queue (section 2.1: the smallest RTT over a recent window) for the
         // mode switch: the queue a competitor holds shows in every sample.
         let delay = round.min.saturating_sub(base);
-        let recent_max = Duration::from_nanos(self.recent_delay.iter().copied().max().unwrap_or(0));
-        self.recent_delay[usize::from(self.recent_next)] = cc_core::saturating_ns(delay);
-        self.recent_next = (self.recent_next + 1) % RECENT_ROUNDS as u8;
+        let recent_max = self.recent.max();
         let diff = backlog.diff_packets;
-        self.last_diff = Some(diff);
+        d.reading = Some(Reading { diff, delay });
         if self.phase == ManetPhase::SlowStart {
-            if c.slow_start_exit() && diff > SLOW_START_EXIT_BACKLOG {
-                // Vegas slow start (Brakmo and Peterson 1995, section 3.3; Linux tcp_vegas.c):
-                // cwnd = min(cwnd, target + 1 segment), ssthresh = cwnd - 1 segment.
-                let cwnd = self.window.cwnd();
-                self.window
-                    .set_cwnd(cwnd.min(backlog.target_bytes.saturating_add(mtu)));
-                let ssthresh = self.window.ssthresh();
-                self.window
-                    .set_ssthresh(ssthresh.min(self.window.cwnd().saturating_sub(mtu)));
-                self.enter_avoidance();
-                return ManetDecision::SlowStartExit;
+            if c.slow_start_exit() && slow_start_exit::exits(diff) {
+                d.window = Some(slow_start_exit::exit_window(
+                    &self.window,
+                    backlog.target_bytes,
+                ));
+                d.phase = ManetPhase::CongestionAvoidance;
+                d.cubic = CubicRestart::StartAt;
+                d.reno_reset = true;
+                d.rule = ManetDecision::SlowStartExit;
+            } else {
+                d.rule = ManetDecision::Grow;
             }
-            return ManetDecision::Grow;
+            return d;
         }
-        if let Some(probe) = self.probe.as_mut().filter(|probe| !probe.settled) {
-            probe.settled = true;
-            if probe.refresh_base {
-                self.forget_base();
+        let cap = match self.mode {
+            Mode::Draining(drain) => return self.decide_drain(d, drain, delay, spread),
+            Mode::Competitive => {
+                d.growth = Growth::Allowed;
+                if competitive_mode::leaves(
+                    delay,
+                    recent_max,
+                    diff,
+                    c.beta(),
+                    c.leave_competitive_under_beta(),
+                ) {
+                    d.mode = Mode::Delay(Cap::Unarmed);
+                    d.schedule = Schedule::first(c);
+                    d.rule = ManetDecision::LeaveCompetitive;
+                } else {
+                    d.rule = ManetDecision::Competitive;
+                }
+                return d;
             }
-            self.may_grow = false;
-            return ManetDecision::ProbeSettle;
-        }
-        if let Some(probe) = self.probe.take() {
-            return self.judge_probe(probe, delay, spread);
-        }
-        if self.mode == ManetMode::Competitive {
-            self.may_grow = true;
-            // Copa: the queue is nearly empty when its delay is under a tenth of its recent
-            // maximum; then the queue can be this flow's own again. With mechanism 4d the
-            // bound's mean-RTT reading must agree (it would not shrink the window), so that a
-            // spread the minimum filters out does not hand the window to a bound that reads it
-            // as backlog.
-            let bound_agrees = !c.leave_competitive_under_beta() || diff <= c.beta();
-            if delay <= recent_max / 10 && bound_agrees {
-                self.leave_competitive();
-                return ManetDecision::LeaveCompetitive;
-            }
-            return ManetDecision::Competitive;
-        }
-        if self.base_expired(now) {
-            // BBR's min_rtt expiry (Cardwell et al. 2016; 10 s, as Copa's RTTmin window): a
-            // route that changed under a MANET flow, or a path that got longer, makes the old
-            // base read as a standing queue. The base is re-measured in a drain probe's
-            // round, with this flow's own queue drained (BBR's ProbeRTT); a window too small
-            // to drain a datagram holds no queue worth draining.
-            if self.start_probe(&backlog, delay, spread, true) {
-                return ManetDecision::DrainProbe;
-            }
-            self.forget_base();
-        }
-        // Mechanism 1f acts on a delay a drain probe found to be this flow's own: a
-        // competitor's queue inflates the RTT as well, and a cap read from it would hold the
-        // window too small for Copa's test ever to lift the bound. It leaves the window room
-        // for a probe to drain a datagram, so that a competitor arriving later is still found.
-        let cap = (c.bdp_cap() && self.delay_owned).then(|| {
-            let floor = (PROBE_FLOOR_PACKETS + 1).saturating_mul(mtu);
-            inflight_cap(self.round_start_cwnd, mtu, base, round_rtt).max(floor)
-        });
-        let over_cap = |bytes: u64| cap.is_some_and(|cap| bytes > cap);
-        // A round has a standing queue when this flow keeps `alpha` packets queued, or when
-        // the queueing delay reaches the base RTT: a bottleneck queue of a BDP or more, which a
-        // flow holding under `alpha` packets there builds alone only on a path of under
-        // `alpha` packets' BDP (BBR keeps its own queue under a BDP, cwnd_gain 2), or when the
-        // round's RTT keeps the window at mechanism 1f's cap. Either way the drain probe tells
-        // whose the queue is.
-        let at_cap = over_cap(self.round_start_cwnd.saturating_add(mtu));
-        if diff >= c.alpha() || delay >= base || at_cap {
-            self.queued_rounds = self.queued_rounds.saturating_add(1);
-        } else {
-            self.queued_rounds = 0;
-        }
-        if c.competitive_mode()
-            && self.queued_rounds >= self.probe_interval
-            && self.start_probe(&backlog, delay, spread, false)
-        {
-            return ManetDecision::DrainProbe;
-        }
-        if diff > c.beta() || over_cap(self.round_start_cwnd) {
-            // Linux tcp_vegas.c: one segment less, and ssthresh follows it down
-            // (`tcp_vegas_ssthresh`), so that the next growth is linear, not a slow start.
-            self.window.shrink(mtu);
-            let ssthresh = self.window.ssthresh();
-            self.window
-                .set_ssthresh(ssthresh.min(self.window.cwnd().saturating_sub(mtu)));
-            self.cubic.start_at(self.cwnd_packets());
-            self.may_grow = false;
-            self.clear_cwnd = self.clear_cwnd.min(self.window.cwnd());
-            ManetDecision::Decrease
-        } else if diff >= c.alpha() || at_cap {
-            self.may_grow = false;
-            self.clear_cwnd = self.clear_cwnd.min(self.window.cwnd());
-            ManetDecision::Hold
-        } else {
-            self.may_grow = true;
-            let clear = diff < SLOW_START_EXIT_BACKLOG;
-            if clear {
-                self.clear_cwnd = self.clear_cwnd.max(measured_cwnd);
-            }
-            // Conservative slow start regains a window a round measured clear at once, as
-            // CUBIC climbs fast back to W_max (RFC 9438 section 4.2); past it, only from a
-            // window this round measured: the samples that end a round are of the packets
-            // sent in the round before it, so growing on them again would compound unmeasured
-            // (Vegas' slow start grows every other round trip for this reason, Brakmo and
-            // Peterson 1995, section 3.3).
-            let cwnd = self.window.cwnd();
-            self.queue_empty =
-                clear && (cwnd <= measured_cwnd.saturating_add(mtu) || cwnd < self.clear_cwnd);
-            ManetDecision::Grow
-        }
-    }
-
-    /// Starts a drain probe: the window is cut to the backlog-free window, so that Copa's test
-    /// (section 2.2: does the queue empty now and then?) has a queue that could; a Vegas window
-    /// holds a steady one. Returns false, and probes nothing, where the cut would not remove a
-    /// datagram.
-    fn start_probe(
-        &mut self,
-        backlog: &VegasBacklog,
-        delay: Duration,
-        spread: Duration,
-        refresh_base: bool,
-    ) -> bool {
-        let mtu = self.window.mtu();
-        let cwnd = self.window.cwnd();
-        // A base re-measurement drains to half the backlog-free window (BBRv2's ProbeRTT
-        // cwnd gain of 0.5): the backlog-free window is computed from the old base, and a
-        // queue left by its error would raise the new base, probe after probe.
-        let target = if refresh_base {
-            backlog.target_bytes / 2
-        } else {
-            backlog.target_bytes
+            Mode::Delay(cap) => cap,
         };
-        // At least two datagrams in flight, so that the probe's RTT samples are not the
-        // peer's ACK delay (RFC 9000 section 13.2.2: a receiver acknowledges every second
-        // ack-eliciting packet, a lone one only after max_ack_delay).
-        let drained = target.max(PROBE_FLOOR_PACKETS.saturating_mul(mtu));
-        if delay.is_zero() || drained.saturating_add(mtu) > cwnd {
-            return false;
+        if base_rtt::expired(self.base_stamp, input.now, c.refresh_base_rtt()) {
+            // The base is re-measured in a drain round, with this flow's own queue drained
+            // (BBR's ProbeRTT state); a window too small to drain a datagram holds no queue
+            // worth draining.
+            if let Some(d) = self.start_drain(
+                d.clone(),
+                &backlog,
+                delay,
+                spread,
+                Purpose::BaseRefresh,
+                cap,
+            ) {
+                return d;
+            }
+            d.forget_base();
         }
-        self.probe = Some(DrainProbe {
-            start_delay_ns: cc_core::saturating_ns(delay),
-            start_spread_ns: cc_core::saturating_ns(spread),
-            prior_cwnd: cwnd,
-            settled: false,
-            refresh_base,
-        });
-        self.queued_rounds = 0;
-        self.window.set_cwnd(drained);
-        self.cubic.start_at(self.cwnd_packets());
-        self.may_grow = false;
-        true
-    }
-
-    /// The probe's verdict, from the queueing delay of the first round sent at the drained
-    /// window: a queue this flow built loses at least a quarter of its delay; one that keeps
-    /// more is not (only) this flow's.
-    fn judge_probe(
-        &mut self,
-        probe: DrainProbe,
-        delay: Duration,
-        spread: Duration,
-    ) -> ManetDecision {
-        let c = Arc::clone(&self.config);
-        if c.jitter_allowance() {
-            // Mechanism 1e, Copa's test applied to the spread: a spread this flow's queue or
-            // contention made shrinks with the window; one that keeps three quarters of itself
-            // at the drained window is the path's jitter, and the bound stops reading it.
-            let spread_ns = cc_core::saturating_ns(spread);
-            let kept = spread_ns as f64 >= probe.start_spread_ns as f64 * DRAIN_KEEPS;
-            self.jitter_ns = if probe.start_spread_ns > 0 && kept {
-                spread_ns.max(probe.start_spread_ns)
+        let cap_bytes = (c.bdp_cap() && cap == Cap::Armed)
+            .then(|| bdp_cap::cap(self.round_start_cwnd, mtu, base, round_rtt));
+        let over_cap = |bytes: u64| cap_bytes.is_some_and(|cap| bytes > cap);
+        let at_cap = over_cap(self.round_start_cwnd.saturating_add(mtu));
+        d.schedule.queued_rounds =
+            if drain_round::standing_queue(diff, c.alpha(), delay, base, at_cap) {
+                d.schedule.queued_rounds.saturating_add(1)
             } else {
                 0
             };
+        if c.competitive_mode()
+            && d.schedule.queued_rounds >= d.schedule.interval
+            && let Some(d) = self.start_drain(
+                d.clone(),
+                &backlog,
+                delay,
+                spread,
+                Purpose::CompetingQueue,
+                cap,
+            )
+        {
+            return d;
+        }
+        d.rule = backlog_bound::rule(
+            diff,
+            c.alpha(),
+            c.beta(),
+            at_cap,
+            over_cap(self.round_start_cwnd),
+        );
+        match d.rule {
+            ManetDecision::Decrease => {
+                let window = backlog_bound::decreased(&self.window);
+                d.clear_cwnd = d.clear_cwnd.min(window.cwnd());
+                d.window = Some(window);
+                d.cubic = CubicRestart::StartAt;
+                d.growth = Growth::Held;
+            }
+            ManetDecision::Hold => {
+                d.clear_cwnd = d.clear_cwnd.min(self.window.cwnd());
+                d.growth = Growth::Held;
+            }
+            _ => {
+                let verdict = empty_queue_css::after_growing_round(
+                    diff,
+                    self.window.cwnd(),
+                    input.measured_cwnd,
+                    mtu,
+                    d.clear_cwnd,
+                );
+                d.clear_cwnd = verdict.clear_cwnd;
+                d.growth = if verdict.conservative {
+                    Growth::Conservative
+                } else {
+                    Growth::Allowed
+                };
+            }
+        }
+        d
+    }
+
+    /// A drain round's start, where the cut would remove a datagram: the window is cut to the
+    /// backlog-free window, so that Copa's test (section 2.2: does the queue empty now and
+    /// then?) has a queue that could; a Vegas window holds a steady one.
+    fn start_drain(
+        &self,
+        mut d: Decision,
+        backlog: &VegasBacklog,
+        delay: Duration,
+        spread: Duration,
+        purpose: Purpose,
+        cap: Cap,
+    ) -> Option<Decision> {
+        let drained = drain_round::drained_window(
+            backlog.target_bytes,
+            purpose,
+            delay,
+            self.window.cwnd(),
+            self.window.mtu(),
+        )?;
+        let mut window = self.window.clone();
+        window.set_cwnd(drained);
+        d.mode = Mode::Draining(DrainRound {
+            start_delay_ns: cc_core::saturating_ns(delay),
+            start_spread_ns: cc_core::saturating_ns(spread),
+            prior_cwnd: self.window.cwnd(),
+            phase: drain_round::Phase::Settling,
+            purpose,
+            cap,
+        });
+        d.window = Some(window);
+        d.cubic = CubicRestart::StartAt;
+        d.growth = Growth::Held;
+        d.schedule.queued_rounds = 0;
+        d.rule = ManetDecision::DrainRound;
+        Some(d)
+    }
+
+    /// A round during a drain: the first settles; the second is judged by Copa's test, from the
+    /// queueing delay of the first round sent at the drained window.
+    fn decide_drain(
+        &self,
+        mut d: Decision,
+        drain: DrainRound,
+        delay: Duration,
+        spread: Duration,
+    ) -> Decision {
+        let c = &*self.config;
+        if drain.phase == drain_round::Phase::Settling {
+            d.mode = Mode::Draining(DrainRound {
+                phase: drain_round::Phase::Measuring,
+                ..drain
+            });
+            if drain.purpose == Purpose::BaseRefresh {
+                d.forget_base();
+            }
+            d.growth = Growth::Held;
+            d.rule = ManetDecision::DrainSettle;
+            return d;
+        }
+        if c.jitter_allowance() {
+            d.jitter_ns = jitter_allowance::judge(drain.start_spread_ns, spread);
         }
         if c.probe_restore() {
-            // BBR's ProbeRTT exit (Cardwell et al., ACM Queue 2016; Linux tcp_bbr.c
-            // bbr_restore_cwnd): the probe answered its question, so the window goes back to
-            // what it was instead of regrowing a datagram per round.
-            let cwnd = self.window.cwnd().max(probe.prior_cwnd);
-            self.window.set_cwnd(cwnd);
-            self.cubic.start_at(self.cwnd_packets());
+            // BBR's ProbeRTT exit (Linux tcp_bbr.c, bbr_restore_cwnd): the drain answered its
+            // question, so the window goes back to what it was instead of regrowing a datagram
+            // per round.
+            let mut window = self.window.clone();
+            window.set_cwnd(drain_round::restored(window.cwnd(), drain.prior_cwnd));
+            d.window = Some(window);
+            d.cubic = CubicRestart::StartAt;
         }
-        if delay >= Duration::from_nanos(probe.start_delay_ns).mul_f64(DRAIN_KEEPS) {
-            self.mode = ManetMode::Competitive;
-            self.probe_interval = first_probe_interval(&c);
-            self.may_grow = true;
-            self.delay_owned = false;
-            return ManetDecision::EnterCompetitive;
+        match competitive_mode::judge(Duration::from_nanos(drain.start_delay_ns), delay) {
+            Verdict::CompetingQueue => {
+                d.mode = Mode::Competitive;
+                d.schedule.interval = drain_round::first_interval(c);
+                d.growth = Growth::Allowed;
+                d.rule = ManetDecision::EnterCompetitive;
+            }
+            Verdict::OwnQueue => {
+                d.mode = Mode::Delay(Cap::Armed);
+                d.schedule.interval = drain_round::backed_off(d.schedule.interval, c);
+                d.growth = Growth::Held;
+                d.rule = ManetDecision::Drained;
+            }
         }
-        // Each probe that finds the queue to be this flow's doubles the wait for the next, so
-        // that probing costs a bounded share of the rounds (BBR's ProbeRTT: 200 ms in 10 s)
-        // while a competitor that arrives later is still found.
-        let cap = c.competitive_rounds().saturating_mul(c.probe_backoff_max());
-        self.probe_interval = self.probe_interval.saturating_mul(2).min(rounds_u32(cap));
-        self.may_grow = false;
-        self.delay_owned = true;
-        ManetDecision::Drained
+        d
     }
 
-    /// Whether the base RTT has gone [`BASE_RTT_LIFETIME`] without a sample at or below it
-    /// (with `refresh_base_rtt`).
-    fn base_expired(&self, now: cc_core::Instant) -> bool {
-        let Some(stamp) = self.base_stamp else {
-            return false;
-        };
-        self.config.refresh_base_rtt() && now.saturating_duration_since(stamp) > BASE_RTT_LIFETIME
+    /// The reaction to a loss signal; changes nothing. Callers decide whether the event reduces
+    /// the window at all (one reduction per round trip).
+    pub(crate) fn decide_loss(&self, signal: LossSignal) -> Decision {
+        let ssthresh = self.loss_ssthresh();
+        let mut window = self.window.clone();
+        if signal.is_timeout() {
+            let mut d = Decision::keep(self, ManetDecision::Timeout);
+            window.set_cwnd(0);
+            window.set_ssthresh(ssthresh);
+            d.window = Some(window);
+            d.phase = ManetPhase::SlowStart;
+            d.mode = Mode::Delay(Cap::Unarmed);
+            d.schedule = Schedule::first(&self.config);
+            d.growth = self.growth.opened();
+            if self.config.reset_base_on_timeout() {
+                d.forget_base();
+            }
+            d.cubic = CubicRestart::Reduction;
+            d
+        } else {
+            let mut d = Decision::keep(self, ManetDecision::Loss);
+            window.set_ssthresh(ssthresh);
+            window.set_cwnd(ssthresh);
+            d.window = Some(window);
+            d.phase = ManetPhase::CongestionAvoidance;
+            d.cubic = CubicRestart::Reduction;
+            d.reno_reset = true;
+            d
+        }
     }
 
-    /// Forgets the base RTT: the next sample starts a new one.
-    fn forget_base(&mut self) {
-        self.clear_cwnd = 0;
-        self.rtt.reset_base();
-        self.base_stamp = None;
-        self.jitter_ns = 0;
+    /// Applies `d`: the one place a round's or a loss's decision changes the window and the
+    /// state.
+    pub(crate) fn apply(&mut self, d: &Decision) {
+        let before = self.cwnd_packets();
+        if let Some(reading) = d.reading {
+            self.last_diff = Some(reading.diff);
+            self.recent.push(reading.delay);
+        }
+        if d.forget_base {
+            self.rtt.reset_base();
+            self.base_stamp = None;
+        }
+        if let Some(window) = &d.window {
+            self.window.set_cwnd(window.cwnd());
+            self.window.set_ssthresh(window.ssthresh());
+        }
+        match d.cubic {
+            CubicRestart::Keep => {}
+            CubicRestart::StartAt => self.cubic.start_at(self.cwnd_packets()),
+            CubicRestart::Reduction => self.cubic.on_reduction(before, self.cwnd_packets()),
+        }
+        if d.reno_reset {
+            self.reno.reset();
+        }
+        self.phase = d.phase;
+        self.mode = d.mode;
+        self.growth = d.growth;
+        self.schedule = d.schedule;
+        self.clear.clear_cwnd = d.clear_cwnd;
+        self.jitter_ns = d.jitter_ns;
     }
 
-    fn leave_competitive(&mut self) {
-        self.mode = ManetMode::Delay;
-        self.delay_owned = false;
-        self.queued_rounds = 0;
-        self.probe_interval = first_probe_interval(&self.config);
+    /// Applies the reaction to `signal`; returns the rule taken. Callers decide whether the
+    /// event reduces the window at all (one reduction per round trip).
+    pub fn react(&mut self, signal: LossSignal) -> ManetDecision {
+        let decision = self.decide_loss(signal);
+        self.apply(&decision);
+        self.last_decision = Some(decision.rule);
+        self.trace(decision.rule, Some(signal));
+        decision.rule
     }
 
     fn enter_avoidance(&mut self) {
         self.phase = ManetPhase::CongestionAvoidance;
         self.cubic.start_at(self.cwnd_packets());
         self.reno.reset();
-    }
-
-    /// Applies the reaction to `signal`; returns the rule taken. Callers decide whether the
-    /// event reduces the window at all (one reduction per round trip).
-    pub fn react(&mut self, signal: LossSignal) -> ManetDecision {
-        let before = self.cwnd_packets();
-        let decision = if signal.is_timeout() {
-            let ssthresh = self.loss_ssthresh();
-            self.window.set_cwnd(0);
-            self.window.set_ssthresh(ssthresh);
-            self.phase = ManetPhase::SlowStart;
-            self.mode = ManetMode::Delay;
-            self.delay_owned = false;
-            self.queued_rounds = 0;
-            self.probe = None;
-            self.probe_interval = first_probe_interval(&self.config);
-            self.may_grow = true;
-            if self.config.reset_base_on_timeout() {
-                self.forget_base();
-            }
-            self.cubic.on_reduction(before, self.cwnd_packets());
-            ManetDecision::Timeout
-        } else {
-            let ssthresh = self.loss_ssthresh();
-            self.window.set_ssthresh(ssthresh);
-            self.window.set_cwnd(ssthresh);
-            self.phase = ManetPhase::CongestionAvoidance;
-            self.cubic.on_reduction(before, self.cwnd_packets());
-            self.reno.reset();
-            ManetDecision::Loss
-        };
-        self.last_decision = Some(decision);
-        self.trace(decision, Some(signal));
-        decision
     }
 
     fn trace(&self, decision: ManetDecision, class: Option<LossSignal>) {
@@ -650,11 +532,11 @@ impl Manet {
             cwnd = self.window.cwnd(),
             ssthresh = self.window.ssthresh(),
             diff_packets = self.last_diff,
-            competitive = self.mode == ManetMode::Competitive,
+            competitive = self.mode == Mode::Competitive,
             bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
             base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
             jitter_us = self.jitter_ns / 1_000,
-            delay_owned = self.delay_owned,
+            delay_owned = self.delay_owned(),
             round = self.rounds.rounds(),
             "window decision"
         );
@@ -681,25 +563,26 @@ impl CongestionAlgorithm for Manet {
         if ack.app_limited || self.in_recovery {
             return;
         }
-        match self.phase {
-            ManetPhase::SlowStart => {
+        match (self.phase, self.growth) {
+            (ManetPhase::SlowStart, _) => {
                 self.window.grow(ack.bytes);
                 if !self.window.in_slow_start() {
                     self.enter_avoidance();
                 }
             }
-            ManetPhase::CongestionAvoidance if self.may_grow => {
+            (ManetPhase::CongestionAvoidance, Growth::Held) => {}
+            (ManetPhase::CongestionAvoidance, growth) => {
                 // Under the bound, Vegas' own increase: one datagram per round trip. CUBIC's
                 // growth is for when nothing bounds the window (competitive mode, or the bound
                 // off): its convex region adds up to half a window per round trip, which on a
                 // chain overshoots the few packets the bound allows before the next round can
                 // stop it.
-                let bounded = self.config.backlog_bound() && self.mode == ManetMode::Delay;
-                if bounded && self.queue_empty && self.config.empty_queue_css() {
+                let bounded = self.config.backlog_bound() && self.mode != Mode::Competitive;
+                if bounded && growth == Growth::Conservative && self.config.empty_queue_css() {
                     // HyStart++'s conservative slow start (RFC 9406 section 4.3): the last
                     // round saw no standing queue, so the pipe has room; the next round's
                     // backlog stops the growth.
-                    self.window.grow(ack.bytes / CSS_GROWTH_DIVISOR);
+                    self.window.grow(empty_queue_css::increase(ack.bytes));
                 } else if self.config.cubic_growth() && !bounded {
                     let mtu = self.window.mtu() as f64;
                     let grown = self.cubic.grown(
@@ -716,7 +599,6 @@ impl CongestionAlgorithm for Manet {
                     self.reno.on_ack(&mut self.window, ack.bytes);
                 }
             }
-            ManetPhase::CongestionAvoidance => {}
         }
     }
 
@@ -744,5 +626,81 @@ impl CongestionAlgorithm for Manet {
 
     fn window_state_mut(&mut self) -> &mut Window {
         &mut self.window
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MTU: u16 = 1200;
+
+    fn manet(configure: impl FnOnce(&mut ManetConfig)) -> Manet {
+        let mut config = ManetConfig::default();
+        configure(&mut config);
+        Manet::new(config, MTU)
+    }
+
+    #[test]
+    fn a_timeout_forgets_the_base_rtt_with_reset_base_on_timeout_only() {
+        let on = manet(|_| {}).decide_loss(LossSignal::PERSISTENT);
+        assert_eq!(on.rule, ManetDecision::Timeout);
+        assert!(on.forget_base);
+        assert_eq!((on.clear_cwnd, on.jitter_ns), (0, 0));
+        let off = manet(|c| {
+            c.set_reset_base_on_timeout(false).unwrap();
+        })
+        .decide_loss(LossSignal::PERSISTENT);
+        assert!(!off.forget_base);
+    }
+
+    #[test]
+    fn a_timeout_restarts_slow_start_at_the_minimum_window_in_delay_mode() {
+        // 10 datagrams, no estimate yet: ssthresh = 0.7 x 10 = 7 datagrams, the window 2.
+        let m = manet(|_| {});
+        let d = m.decide_loss(LossSignal::PERSISTENT);
+        let window = d.window.as_ref().unwrap();
+        assert_eq!(window.cwnd(), 2 * u64::from(MTU));
+        assert_eq!(window.ssthresh(), 7 * u64::from(MTU));
+        assert_eq!(
+            (d.phase, d.mode),
+            (ManetPhase::SlowStart, Mode::Delay(Cap::Unarmed))
+        );
+        assert_eq!(d.cubic, CubicRestart::Reduction);
+        assert_eq!(d.schedule, Schedule::first(&m.config));
+    }
+
+    #[test]
+    fn a_loss_cuts_to_the_loss_threshold_and_leaves_the_mode() {
+        let m = manet(|_| {});
+        let d = m.decide_loss(LossSignal::FastRetransmit);
+        assert_eq!(d.rule, ManetDecision::Loss);
+        let window = d.window.as_ref().unwrap();
+        assert_eq!(
+            (window.cwnd(), window.ssthresh()),
+            (m.loss_ssthresh(), m.loss_ssthresh())
+        );
+        assert_eq!(d.phase, ManetPhase::CongestionAvoidance);
+        assert_eq!((d.mode, d.growth), (m.mode, m.growth));
+        assert!(d.reno_reset && !d.forget_base);
+    }
+
+    #[test]
+    fn a_round_without_samples_decides_nothing() {
+        let m = manet(|_| {});
+        let input = RoundInput {
+            now: cc_core::Instant::now(),
+            round: None,
+            measured_cwnd: m.window.cwnd(),
+        };
+        let d = m.decide_round(&input);
+        assert_eq!(d.rule, ManetDecision::NoSample);
+        assert_eq!(
+            d,
+            Decision {
+                growth: m.growth.at_round_end(),
+                ..Decision::keep(&m, ManetDecision::NoSample)
+            }
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! The composite's round decisions on a modelled path: a bottleneck of `PIPE` datagrams per
 //! base RTT behind a queue, so that every datagram beyond the pipe adds a service time to the
-//! RTT. Unless a test adds delay of its own, the queue is the flow's own, so every drain probe
+//! RTT. Unless a test adds delay of its own, the queue is the flow's own, so every drain round
 //! must find it drained.
 
 use std::time::{Duration, Instant};
@@ -106,31 +106,31 @@ fn decided(log: &[(Option<ManetDecision>, u64)], decision: ManetDecision) -> boo
     log.iter().any(|(d, _)| *d == Some(decision))
 }
 
-fn probe_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+fn drain_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
     log.iter()
         .enumerate()
-        .filter(|(_, (d, _))| *d == Some(ManetDecision::DrainProbe))
+        .filter(|(_, (d, _))| *d == Some(ManetDecision::DrainRound))
         .map(|(i, _)| i)
         .collect()
 }
 
 #[test]
-fn a_drained_probe_restores_the_window_it_cut() {
+fn a_drained_round_restores_the_window_it_cut() {
     let (manet, log) = run(ManetConfig::default(), 200);
     assert_eq!(
         manet.mode(),
         ManetMode::Delay,
         "the queue is the flow's own"
     );
-    let probes = probe_rounds(&log);
-    assert!(probes.len() >= 3, "{log:?}");
-    for &i in &probes {
+    let drains = drain_rounds(&log);
+    assert!(drains.len() >= 3, "{log:?}");
+    for &i in &drains {
         let before = log[i].1;
-        // Round i + 1 is sent with the cut window; the probe measures the round after it (the
+        // Round i + 1 is sent with the cut window; the drain round measures the round after it (the
         // first whose datagrams all left at the cut window) and finds the queue drained.
         assert_eq!(
             log[i + 1].0,
-            Some(ManetDecision::ProbeSettle),
+            Some(ManetDecision::DrainSettle),
             "{:?}",
             &log[i..]
         );
@@ -140,7 +140,7 @@ fn a_drained_probe_restores_the_window_it_cut() {
             "{:?}",
             &log[i..]
         );
-        assert!(log[i + 1].1 < before, "the probe cut the window");
+        assert!(log[i + 1].1 < before, "the drain round cut the window");
         assert!(log[i + 2].1 < before, "the cut held for the measured round");
         assert_eq!(
             log[i + 3].1,
@@ -152,23 +152,23 @@ fn a_drained_probe_restores_the_window_it_cut() {
 }
 
 #[test]
-fn without_restore_the_window_regrows_from_the_probe() {
+fn without_restore_the_window_regrows_from_the_drained_window() {
     let mut config = ManetConfig::default();
     config.set_probe_restore(false).unwrap();
     let (_, log) = run(config, 200);
-    let i = probe_rounds(&log)[0];
+    let i = drain_rounds(&log)[0];
     assert!(log[i + 3].1 < log[i].1, "{:?}", &log[i..]);
 }
 
 #[test]
-fn each_drained_probe_doubles_the_wait_up_to_the_cap() {
+fn each_drained_round_doubles_the_wait_up_to_the_cap() {
     let config = ManetConfig::default();
     let base = config.competitive_rounds() as usize;
     let cap = base * config.probe_backoff_max() as usize;
     let (_, log) = run(config, 600);
-    let probes = probe_rounds(&log);
-    // Rounds from the end of one probe (its Drained round) to the next probe.
-    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - (w[0] + 2)).collect();
+    let drains = drain_rounds(&log);
+    // Rounds from the end of one drain (its Drained round) to the next drain round.
+    let waits: Vec<usize> = drains.windows(2).map(|w| w[1] - (w[0] + 2)).collect();
     assert!(waits.len() >= 5, "{waits:?}");
     let mut expected = base * 2;
     for &wait in &waits {
@@ -178,16 +178,16 @@ fn each_drained_probe_doubles_the_wait_up_to_the_cap() {
 }
 
 #[test]
-fn without_backoff_probes_keep_their_first_interval() {
+fn without_backoff_drain_rounds_keep_their_first_interval() {
     let mut config = ManetConfig::default();
     config.set_probe_backoff_max(1).unwrap();
     let base = config.competitive_rounds() as usize;
     let (_, log) = run(config, 200);
-    let probes = probe_rounds(&log);
-    assert!(probes.len() > 10, "{probes:?}");
+    let drains = drain_rounds(&log);
+    assert!(drains.len() > 10, "{drains:?}");
     assert!(
-        probes.windows(2).all(|w| w[1] - (w[0] + 2) == base),
-        "{probes:?}"
+        drains.windows(2).all(|w| w[1] - (w[0] + 2) == base),
+        "{drains:?}"
     );
 }
 
@@ -326,8 +326,8 @@ fn conservative_slow_start_measures_each_step_past_the_clear_window() {
 
 #[test]
 fn a_queue_that_does_not_drain_is_another_flows() {
-    // Another flow's queue: a queueing delay of a full base RTT that the probe's cut does not
-    // shorten. The probe finds it, and the bound is lifted.
+    // Another flow's queue: a queueing delay of a full base RTT that the drain round's cut does
+    // not shorten. The drain round finds it, and the bound is lifted.
     let (mut manet, mut path) = after_rounds(|_| {}, 40);
     path.extra = BASE_RTT;
     let log: Vec<_> = (0..40).map(|_| path.round(&mut manet)).collect();
@@ -363,11 +363,11 @@ fn a_loss_under_beta_is_cut_by_a_fifth_and_one_over_it_by_cubics_beta() {
 }
 
 #[test]
-fn a_spread_the_minimum_filters_keeps_competitive_mode_with_4d() {
+fn a_spread_the_minimum_filters_keeps_competitive_mode_under_beta_exit() {
     // Another flow's queue lifts the bound; then that queue empties, but half the datagrams
     // arrive late (jitter): the round's minimum shows no queue, so Copa's test leaves
-    // competitive mode, while the round's mean reads a backlog over `beta`. With mechanism 4d
-    // the mode stays competitive.
+    // competitive mode, while the round's mean reads a backlog over `beta`. With
+    // `leave_competitive_under_beta` the mode stays competitive.
     let leaves = |under_beta: bool| {
         let (mut manet, mut path) = after_rounds(
             |c| {
@@ -415,7 +415,7 @@ fn on_jitter(configure: impl FnOnce(&mut ManetConfig), rounds: usize) -> (Manet,
 }
 
 #[test]
-fn a_spread_that_a_drain_probe_keeps_is_jitter_not_backlog() {
+fn a_spread_that_a_drain_round_keeps_is_jitter_not_backlog() {
     let (on, window_on) = on_jitter(|_| {}, 60);
     let (off, window_off) = on_jitter(
         |c| {
@@ -434,12 +434,12 @@ fn a_spread_that_a_drain_probe_keeps_is_jitter_not_backlog() {
 #[test]
 fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
     // The backlog's delay spreads over the round, so the round's RTTs spread with the backlog,
-    // and a drain probe, which sends the backlog-free window, removes the spread.
+    // and a drain round, which sends the backlog-free window, removes the spread.
     let mut manet = Manet::new(ManetConfig::default(), MTU);
     let mut path = Path::new();
     path.burst_queue = true;
     let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
-    assert!(!probe_rounds(&log).is_empty(), "{log:?}");
+    assert!(!drain_rounds(&log).is_empty(), "{log:?}");
     assert!(decided(&log, ManetDecision::Drained), "{log:?}");
     assert_eq!(manet.jitter_allowance(), Duration::ZERO);
 }
@@ -470,7 +470,7 @@ fn windows_on_pipe(pipe: u64, configure: impl FnOnce(&mut ManetConfig)) -> Vec<u
 #[test]
 fn a_pipe_of_one_datagram_carries_at_most_twice_it_and_one_more() {
     // A path whose bandwidth-delay product is one datagram (an 802.11 chain's few packets):
-    // Vegas' alpha of 2 packets keeps 3 to 5 in flight; mechanism 1f's cap, 2 x BDP plus the
+    // Vegas' alpha of 2 packets keeps 3 to 5 in flight; `bdp_cap`'s cap, 2 x BDP plus the
     // datagram a receiver holds for its ACK, keeps at most 3.
     let capped = windows_on_pipe(1, |_| {});
     let vegas = windows_on_pipe(1, |c| {
@@ -493,8 +493,8 @@ fn the_cap_does_not_bind_where_the_pipe_exceeds_alpha() {
 
 #[test]
 fn under_the_cap_a_competitors_queue_is_still_found() {
-    // A pipe of one datagram, where mechanism 1f holds the window at its floor; then another
-    // flow's queue of four base RTTs. The cap leaves room for a drain probe, so Copa's test
+    // A pipe of one datagram, where `bdp_cap` holds the window at its floor; then another
+    // flow's queue of four base RTTs. The cap leaves room for a drain round, so Copa's test
     // still finds the queue not to be this flow's and lifts the bound. (Without the base RTT's
     // refresh, which after 10 s would take the competitor's queue into the base: rounds here
     // last several base RTTs.)
@@ -513,10 +513,10 @@ fn under_the_cap_a_competitors_queue_is_still_found() {
 }
 
 #[test]
-fn the_cap_waits_for_a_probe_to_find_the_delay_its_own() {
-    // Until a drain probe has found the round's delay to be this flow's, mechanism 1f changes
+fn the_cap_waits_for_a_drain_round_to_find_the_delay_its_own() {
+    // Until a drain round has found the round's delay to be this flow's, `bdp_cap` changes
     // nothing: the same delay could be a competitor's queue.
-    let first_probe = |cap: bool| {
+    let first_drain = |cap: bool| {
         let (mut manet, mut path) = on_pipe(1, |c| {
             c.set_bdp_cap(cap).unwrap();
         });
@@ -529,7 +529,7 @@ fn the_cap_waits_for_a_probe_to_find_the_delay_its_own() {
             }
         }
     };
-    let (capped, vegas) = (first_probe(true), first_probe(false));
+    let (capped, vegas) = (first_drain(true), first_drain(false));
     assert_eq!(capped.last().unwrap().0, Some(ManetDecision::Drained));
     assert_eq!(capped, vegas);
 }

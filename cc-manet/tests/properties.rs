@@ -14,7 +14,7 @@ fn manet_invariants_hold_on_random_callback_sequences() {
 }
 
 #[test]
-fn manet_invariants_hold_with_every_mechanism_off() {
+fn manet_invariants_hold_with_every_switch_off() {
     check_controller_invariants(proptest_cases() / 10, |mtu| {
         let mut cfg = ManetConfig::default();
         cfg.set_backlog_bound(false)

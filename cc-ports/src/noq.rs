@@ -64,8 +64,8 @@ impl NoqBaseline {
             Self::NewReno => "noq's NewReno (RFC 9002)",
             Self::Cubic => "noq's CUBIC (RFC 9438), noq's default",
             Self::Bbr3 => {
-                "noq's BBRv3; it draws its probe waits from an OS-seeded RNG that noq 1.4 offers no \
-                 way to seed, so its runs are not reproducible"
+                "noq's BBRv3; it draws its `ProbeBW` waits from an OS-seeded RNG that noq 1.4 \
+                 offers no way to seed, so its runs are not reproducible"
             }
         }
     }

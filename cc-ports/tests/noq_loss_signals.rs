@@ -92,7 +92,7 @@ fn scored_warned(
     sender: &'static str,
     workload: impl std::future::Future<Output = ()>,
 ) -> (Agreement, usize) {
-    let truth = GroundTruth::new(3).with_probe_side(sender);
+    let truth = GroundTruth::new(3).with_probe_timeout_side(sender);
     let warnings = Warnings::default();
     let subscriber = tracing_subscriber::registry()
         .with(truth.layer())

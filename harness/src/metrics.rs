@@ -202,7 +202,7 @@ pub struct LinkSummary {
     pub dropped_breakage: u64,
     /// Dropped by the full queue.
     pub dropped_queue: u64,
-    /// Dropped as larger than the MTU (path MTU probes).
+    /// Dropped as larger than the MTU (path MTU discovery packets).
     pub dropped_mtu: u64,
     /// Datagrams offered.
     pub offered: u64,

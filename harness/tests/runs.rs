@@ -357,7 +357,7 @@ fn every_controller_runs_on_noq_reproducibly_with_exact_loss_signals() {
     let csv = std::fs::read_to_string(dir.path().join("r.csv")).unwrap();
     assert!(csv.lines().skip(1).all(|line| line.contains(",noq,noq,")));
     // Reproducible: the same command gives the same results, but for BBRv3 (noq seeds its
-    // probe-wait RNG from the OS).
+    // `ProbeBW` wait RNG from the OS).
     let second = run_in(dir.path(), &args("b.json"));
     assert!(second.status.success(), "{}", stderr(&second));
     let again = json(&dir.path().join("b.json"));

@@ -160,7 +160,7 @@ struct State {
 pub struct GroundTruth {
     state: Arc<Mutex<State>>,
     packet_threshold: u32,
-    probe_side: Option<&'static str>,
+    probe_timeout_side: Option<&'static str>,
 }
 
 impl GroundTruth {
@@ -169,20 +169,20 @@ impl GroundTruth {
         Self {
             state: Arc::default(),
             packet_threshold,
-            probe_side: None,
+            probe_timeout_side: None,
         }
     }
 
     /// Scores probe timeouts on one side only (`"client"` or `"server"`): the data sender's.
     /// quinn times its PTO from its last ack-eliciting packet, and a side that mostly
     /// acknowledges sends ACK-only packets in between, which the callbacks do not tell apart.
-    pub fn with_probe_side(mut self, side: &'static str) -> Self {
-        self.probe_side = Some(side);
+    pub fn with_probe_timeout_side(mut self, side: &'static str) -> Self {
+        self.probe_timeout_side = Some(side);
         self
     }
 
-    fn scores_probes_of(&self, side: &str) -> bool {
-        self.probe_side.is_none_or(|s| s == side)
+    fn scores_probe_timeouts_of(&self, side: &str) -> bool {
+        self.probe_timeout_side.is_none_or(|s| s == side)
     }
 
     /// The layer to install, filtered to the two targets it reads (quinn's trace level is
@@ -364,7 +364,7 @@ where
                 self.lock().last_lost.insert(side, lost);
             } else if message == "PTO fired" && f.space.as_deref() == Some("Data") {
                 let side = side(event, &ctx);
-                if !self.scores_probes_of(side) {
+                if !self.scores_probe_timeouts_of(side) {
                     return;
                 }
                 let mut state = self.lock();
@@ -376,7 +376,7 @@ where
         }
         if message == "probe timeout inferred" {
             let side = side(event, &ctx);
-            if !self.scores_probes_of(side) {
+            if !self.scores_probe_timeouts_of(side) {
                 return;
             }
             let mut state = self.lock();

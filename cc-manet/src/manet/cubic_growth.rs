@@ -1,4 +1,6 @@
-//! CUBIC's window growth (RFC 9438 section 4), in datagrams and seconds, for [`crate::Manet`].
+//! `cubic_growth`: CUBIC's window growth (RFC 9438 section 4), in datagrams and seconds, where
+//! nothing bounds the window (competitive mode, or `backlog_bound` off); with the knob off,
+//! Reno's one datagram per round trip.
 
 use std::time::Duration;
 
@@ -61,6 +63,12 @@ impl CubicGrowth {
         self.w_est += ALPHA * acked / cwnd.max(1.0);
         let cubic = cwnd + (target - cwnd) * acked / cwnd.max(1.0);
         cubic.max(self.w_est.min(cwnd + acked))
+    }
+
+    /// Whether every field is a finite number (an invariant the property tests check).
+    #[cfg(test)]
+    pub fn is_finite(&self) -> bool {
+        self.w_max.is_finite() && self.k.is_finite() && self.w_est.is_finite()
     }
 }
 

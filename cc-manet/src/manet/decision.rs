@@ -1,0 +1,170 @@
+//! The decisions: which rule ran ([`ManetDecision`]), what a round measured ([`RoundInput`]) and
+//! the value a pure decision function returns and [`Manet::apply`] applies ([`Decision`]).
+
+use std::time::Duration;
+
+use cc_core::{RoundRtt, Window};
+
+use super::Manet;
+use super::backlog_bound::Growth;
+use super::drain_round::Schedule;
+use super::mode::{ManetPhase, Mode};
+
+/// Which rule ran.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ManetDecision {
+    /// Vegas' slow-start exit: the round's backlog exceeded 1 packet; the window is cut to the
+    /// backlog-free window plus one packet and growth becomes CUBIC's from there.
+    SlowStartExit,
+    /// `Diff < alpha`: the window may grow this round.
+    Grow,
+    /// `alpha <= Diff <= beta`: it holds.
+    Hold,
+    /// `Diff > beta`: one packet less.
+    Decrease,
+    /// After `competitive_rounds` rounds with a standing queue, or with an expired base RTT: the
+    /// window is set to the backlog-free window `cwnd - Diff` for one round, which drains a
+    /// queue this flow built.
+    DrainRound,
+    /// The first round after a drain round's cut: its packets were sent at the old window, so
+    /// the window stays cut and the next round is the one measured.
+    DrainSettle,
+    /// The drain round's queue drained (it lost at least a quarter of its delay): the queue was
+    /// this flow's; the window goes back to its value before the cut (`probe_restore`), and the
+    /// next drain round waits twice as long (`probe_backoff_max`).
+    Drained,
+    /// The drain round's queue kept three quarters of its delay or more: another flow's, or an
+    /// outdated base RTT; the bound is lifted.
+    EnterCompetitive,
+    /// In competitive mode: growth is CUBIC's.
+    Competitive,
+    /// The queueing delay fell to a tenth of its recent maximum: the bound applies again.
+    LeaveCompetitive,
+    /// A round without a usable RTT sample, or the bound off: no decision.
+    NoSample,
+    /// A round that ended inside a recovery period: no decision.
+    InRecovery,
+    /// A loss: `ssthresh = max(0.7 cwnd, BWE x BaseRTT)` (with the Westwood+ floor), the
+    /// window cut to it.
+    Loss,
+    /// Persistent congestion (the timeout): the minimum window, a new base RTT.
+    Timeout,
+}
+
+impl ManetDecision {
+    /// A stable name for tracing.
+    pub fn name(self) -> &'static str {
+        match self {
+            Self::SlowStartExit => "slow_start_exit",
+            Self::Grow => "grow",
+            Self::Hold => "hold",
+            Self::Decrease => "decrease",
+            Self::DrainRound => "drain_round",
+            Self::DrainSettle => "drain_settle",
+            Self::Drained => "drained",
+            Self::EnterCompetitive => "enter_competitive",
+            Self::Competitive => "competitive",
+            Self::LeaveCompetitive => "leave_competitive",
+            Self::NoSample => "no_sample",
+            Self::InRecovery => "in_recovery",
+            Self::Loss => "loss",
+            Self::Timeout => "timeout",
+        }
+    }
+}
+
+/// What a round measured, gathered when it ends and before anything is decided.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct RoundInput {
+    /// When the round ended (the ACK frame that ended it).
+    pub now: cc_core::Instant,
+    /// The round's RTTs, if it had samples.
+    pub round: Option<RoundRtt>,
+    /// The window the packets whose samples ended the round were sent at, bytes
+    /// (`empty_queue_css`).
+    pub measured_cwnd: u64,
+}
+
+/// The round's backlog reading, recorded by [`Manet::apply`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct Reading {
+    /// Vegas' `Diff`, packets.
+    pub diff: f64,
+    /// The queueing delay, round minimum minus base RTT.
+    pub delay: Duration,
+}
+
+/// How CUBIC's epoch restarts after a decision.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) enum CubicRestart {
+    /// It carries on.
+    Keep,
+    /// From the new window, without a reduction (`CubicGrowth::start_at`).
+    StartAt,
+    /// After a reduction (`CubicGrowth::on_reduction`, from the window before it).
+    Reduction,
+}
+
+/// A decision and everything it changes, made by a pure function ([`Manet::decide_round`],
+/// [`Manet::decide_loss`]) and applied by [`Manet::apply`] alone. The state fields are the
+/// values after the decision.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Decision {
+    /// The rule taken.
+    pub rule: ManetDecision,
+    /// The round's backlog reading, to record, if it had one.
+    pub reading: Option<Reading>,
+    /// The window (cwnd and ssthresh) after it, if it changes.
+    pub window: Option<Window>,
+    /// CUBIC's epoch.
+    pub cubic: CubicRestart,
+    /// Whether Reno's byte counter restarts.
+    pub reno_reset: bool,
+    /// Whether the base RTT is forgotten (the next sample starts a new one).
+    pub forget_base: bool,
+    /// The phase after it.
+    pub phase: ManetPhase,
+    /// The mode after it.
+    pub mode: Mode,
+    /// The growth the next ACKs may take.
+    pub growth: Growth,
+    /// The drain rounds' schedule after it.
+    pub schedule: Schedule,
+    /// `empty_queue_css`'s clear window after it, bytes.
+    pub clear_cwnd: u64,
+    /// `jitter_allowance`'s allowance after it, nanoseconds.
+    pub jitter_ns: u64,
+}
+
+impl Decision {
+    /// `rule`, changing nothing.
+    pub fn keep(manet: &Manet, rule: ManetDecision) -> Self {
+        Self {
+            rule,
+            reading: None,
+            window: None,
+            cubic: CubicRestart::Keep,
+            reno_reset: false,
+            forget_base: false,
+            phase: manet.phase,
+            mode: manet.mode,
+            growth: manet.growth,
+            schedule: manet.schedule,
+            clear_cwnd: manet.clear.clear_cwnd,
+            jitter_ns: manet.jitter_ns,
+        }
+    }
+
+    /// Forgets the base RTT, and what was measured against it.
+    pub fn forget_base(&mut self) {
+        self.forget_base = true;
+        self.clear_cwnd = 0;
+        self.jitter_ns = 0;
+    }
+
+    /// The window after the decision, `before` when it does not change it.
+    #[cfg(test)]
+    pub fn cwnd_after(&self, before: u64) -> u64 {
+        self.window.as_ref().map_or(before, Window::cwnd)
+    }
+}
