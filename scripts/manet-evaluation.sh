@@ -149,7 +149,7 @@ sweep "ablation/quinn_full_window/ns3-chain" --preset ns3-chain --controllers ma
   --quinn-full-window=false --seeds 5
 sweep "ablation/quinn_full_window/jitter" --preset jitter \
   --controllers manet --quinn-full-window=false
-# Mechanism 1f (the in-flight cap) off on ns-3's chains under 802.11a and 802.11g and on one
+# The in-flight cap (`bdp_cap`) off on ns-3's chains under 802.11a and 802.11g and on one
 # 802.11a hop: where the composite trails Cubic on one hop, and what the cap does on the chains.
 sweep "ablation/bdp_cap/one-hop" --preset ns3-one-hop --controllers manet \
   --set manet.bdp_cap=false

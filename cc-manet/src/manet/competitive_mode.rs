@@ -13,7 +13,7 @@ pub const RECENT_ROUNDS: usize = 4;
 
 /// The share of its queueing delay a drain round must keep for the queue to count as another
 /// flow's: a queue this flow built loses at least a quarter of its delay when the flow sends
-/// only its backlog-free window. Ours; with 1/2 the contention delay of
+/// only its backlog-free window. Ours (docs/results/chosen-constants.md); with 1/2 the contention delay of
 /// an 802.11 chain, which a smaller window reduces by less than half, read as a competitor's
 /// queue.
 pub const DRAIN_KEEPS: f64 = 0.75;
