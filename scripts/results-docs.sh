@@ -154,6 +154,13 @@ if "tcp-newreno" in controllers:
         "",
         open(against).read().rstrip("\n"),
     ]
+if any(c.startswith("tcp-westwood") for c in controllers):
+    parts += [
+        "",
+        "`tcp-westwood` and `tcp-westwoodplus` are ns-3 3.37's models, which ns-3 removed in "
+        "3.38 for a bug in their bandwidth estimate (ns-3 GitLab issue 579): no yardstick; "
+        "compare against `tcp-newreno`, `tcp-cubic` and `tcp-vegas`, whose models ns-3 keeps.",
+    ]
 parts += [
     "",
     "Paired ratios: the geometric mean over seeds of a controller's goodput over the other's on "
