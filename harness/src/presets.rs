@@ -212,41 +212,6 @@ mod tests {
         }
     }
 
-    /// The regime grid's cells, and the development/validation split declared for them before
-    /// any run: every cell of every regime preset is in exactly one set.
-    #[test]
-    fn every_regime_cell_has_a_declared_set() {
-        use crate::scorecard::experiment::Experiment;
-        use crate::scorecard::split::Split;
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/results");
-        let mut presets = vec![
-            ("regimes-netsim", 36, "regimes-split.toml"),
-            ("regimes-jitter", 18, "regimes-split.toml"),
-            ("regimes-wifi-lan", 12, "regimes-split.toml"),
-        ];
-        if cfg!(feature = "ns3") {
-            for name in [
-                "regimes-ns3-one",
-                "regimes-ns3-sources",
-                "regimes-ns3-flows",
-            ] {
-                presets.push((name, 6, "regimes-ns3-split.toml"));
-            }
-        }
-        for (name, cells, file) in presets {
-            let experiment = Experiment::of_preset(name).unwrap();
-            assert_eq!(experiment.points.len(), cells, "{name}");
-            let split = Split::read(&dir.join(file)).unwrap();
-            assert!(
-                split.experiments.iter().any(|e| e == name),
-                "{file} covers {name}"
-            );
-            for point in &experiment.points {
-                split.set_of(&experiment, &point.label).unwrap();
-            }
-        }
-    }
-
     #[test]
     fn petra_rows_match_table_4_2() {
         let grid = load(&lookup("petra-table-4.2").unwrap().source(), &[]).unwrap();
