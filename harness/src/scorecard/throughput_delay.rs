@@ -11,7 +11,7 @@ use crate::metrics::Spread;
 /// Panels per row.
 const COLUMNS: usize = 3;
 /// At most this many points are drawn: more panels would be too small to read.
-pub const MAX_POINTS: usize = 24;
+pub const MAX_POINTS: usize = 48;
 
 struct Marker {
     controller: String,
