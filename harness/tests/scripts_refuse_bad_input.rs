@@ -106,6 +106,12 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
         ),
         ("manet-report.sh", &["half"], &["is not a directory"]),
         ("readme-table.sh", &["--fix"], &["unknown argument `--fix`"]),
+        ("regimes-report.sh", &["a", "b"], &["usage"]),
+        (
+            "regimes-report.sh",
+            &["half"],
+            &["half/quinn/regimes-netsim is not a directory"],
+        ),
         ("readme-table.sh", &["--check", "b"], &["usage"]),
     ] {
         refused(d, "bash", script, args, needles);
