@@ -1,4 +1,4 @@
-# Sourced by the scripts that take a directory: `check_args MIN MAX USAGE "$@"` exits 2 with the
+# Sourced by the scripts. `check_args MIN MAX USAGE "$@"` exits 2 with the
 # usage unless MIN to MAX arguments are given, and refuses an empty first argument, which the
 # scripts' defaults would otherwise read as "this repository's directory".
 check_args() {
@@ -11,5 +11,18 @@ check_args() {
   if [ $# -lt "$min" ] || [ $# -gt "$max" ]; then
     echo "usage: $0 $usage" >&2
     exit 2
+  fi
+}
+
+# `harness=$(harness_binary)`: HARNESS (a path from the caller's directory) or, unset, a release
+# build of this repository made now. Call it before the script changes directory.
+harness_binary() {
+  if [ -n "${HARNESS:-}" ]; then
+    realpath -m -- "$HARNESS"
+  else
+    local root
+    root=$(cd "$(dirname "$0")/.." && pwd)
+    (cd "$root" && cargo build --release -q -p harness --locked >&2)
+    echo "$root/target/release/harness"
   fi
 }

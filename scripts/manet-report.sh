@@ -11,12 +11,8 @@ check_args 0 1 "[RESULTS_DIR]" "$@"
 # A directory given is the caller's (relative to where the command runs); the default is
 # this repository's.
 out=${1:+$(realpath -m -- "$1")}
-harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
+harness=$(harness_binary)
 cd "$(dirname "$0")/.."
-if [ -z "$harness" ]; then
-  cargo build --release -q -p harness --locked >&2
-  harness=target/release/harness
-fi
 scorecard() { "$harness" scorecard "$@"; }
 out=${out:-results/manet}
 if [ ! -d "$out/quinn" ] || [ ! -d "$out/noq" ]; then

@@ -15,12 +15,8 @@ case ${1:-} in
   --check) check=true ;;
   *) echo "unknown argument \`$1\` (usage: scripts/readme-table.sh [--check])" >&2; exit 2 ;;
 esac
-harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
+harness=$(harness_binary)
 cd "$(dirname "$0")/.."
-if [ -z "$harness" ]; then
-  cargo build --release -q -p harness --locked >&2
-  harness=target/release/harness
-fi
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 "$harness" scorecard decision docs/results/decision.toml >"$work/table.md"

@@ -9,12 +9,8 @@ set -euo pipefail
 source "$(dirname "$0")/check-args.sh"
 check_args 0 1 "[RESULTS_DIR]" "$@"
 out=${1:+$(realpath -m -- "$1")}
-harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
+harness=$(harness_binary)
 cd "$(dirname "$0")/.."
-if [ -z "$harness" ]; then
-  cargo build --release -q -p harness --locked >&2
-  harness=target/release/harness
-fi
 out=${out:-results/regimes}
 presets=(regimes-netsim regimes-jitter regimes-wifi-lan)
 for stack in quinn noq; do
