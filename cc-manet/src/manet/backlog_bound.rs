@@ -59,11 +59,18 @@ pub fn rule(diff: f64, alpha: f64, beta: f64, at_cap: bool, over_cap: bool) -> M
 /// next growth is linear, not a slow start (Linux `tcp_vegas.c`, `tcp_vegas_ssthresh`).
 pub fn decreased(window: &Window) -> Window {
     let mut window = window.clone();
-    let mtu = window.mtu();
-    window.shrink(mtu);
-    let ssthresh = window.ssthresh().min(window.cwnd().saturating_sub(mtu));
-    window.set_ssthresh(ssthresh);
+    window.shrink(window.mtu());
+    ssthresh_below_cwnd(&mut window);
     window
+}
+
+/// Lowers ssthresh to at most one datagram below cwnd (Linux `tcp_vegas.c`,
+/// `tcp_vegas_ssthresh`): growth from here is linear.
+pub fn ssthresh_below_cwnd(window: &mut Window) {
+    let ssthresh = window
+        .ssthresh()
+        .min(window.cwnd().saturating_sub(window.mtu()));
+    window.set_ssthresh(ssthresh);
 }
 
 #[cfg(test)]

@@ -18,10 +18,8 @@ pub fn exits(diff: f64) -> bool {
 /// `ssthresh = min(ssthresh, cwnd - 1 segment)`.
 pub fn exit_window(window: &Window, target_bytes: u64) -> Window {
     let mut window = window.clone();
-    let mtu = window.mtu();
-    window.set_cwnd(window.cwnd().min(target_bytes.saturating_add(mtu)));
-    let ssthresh = window.ssthresh().min(window.cwnd().saturating_sub(mtu));
-    window.set_ssthresh(ssthresh);
+    window.set_cwnd(window.cwnd().min(target_bytes.saturating_add(window.mtu())));
+    super::backlog_bound::ssthresh_below_cwnd(&mut window);
     window
 }
 
