@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 1,
+        revision: 2,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -86,6 +86,24 @@ cc_core::port_config! {
             /// or a new base RTT. Ours: Copa's drain test (NSDI 2018, section 2.2) applied to the
             /// spread, so that `mean_round_rtt` does not read jitter as backlog.
             jitter_allowance: bool = true, Range::Any;
+            /// The rate check (`rate_check`): after rounds the bound held or decreased, a probe
+            /// sends 1.25 times the window (BBR's `ProbeBW` gain) and measures whether the rate
+            /// delivered grew with it (Vegas' `Actual`, the bytes a round acknowledged over its
+            /// mean RTT). A queue delivers no more; a path with room does, and then the delay the
+            /// bound read was jitter, a wireless hop's retries or another flow's queue: the window
+            /// keeps its gain and that delay becomes an allowance the bound no longer reads as
+            /// backlog, until a new base RTT. Otherwise the window returns and the next check
+            /// waits twice as long, as drain rounds do. Ours: BBR's full-pipe test (Cardwell et
+            /// al., ACM Queue 2016) and PCC Vivace's online experiments (Dong et al., NSDI 2018)
+            /// applied to the bound's reading.
+            rate_check: bool = true, Range::Any;
+            /// A loss the flow's own queue cannot explain (the last round's backlog under
+            /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
+            /// threshold) keeps the window and starts no recovery period, so growth goes on
+            /// (PETRA section 4.2.3: the window is kept unless the RTT confirms congestion;
+            /// TCP-UB's bands). With false such a loss takes Veno's cut. An ECN mark is always
+            /// congestion.
+            queue_free_loss: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
             /// loss. With the backlog bound only.

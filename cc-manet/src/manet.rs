@@ -16,6 +16,8 @@ mod drain_round;
 mod empty_queue_css;
 mod jitter_allowance;
 mod mode;
+mod queue_free_loss;
+mod rate_check;
 mod slow_start_exit;
 mod veno_random_loss;
 mod westwood_floor;
@@ -43,6 +45,7 @@ use drain_round::{DrainRound, Purpose, Schedule};
 use empty_queue_css::ClearWindow;
 use mode::Mode;
 pub use mode::{ManetMode, ManetPhase};
+use rate_check::RateProbe;
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -64,6 +67,22 @@ pub struct Manet {
     clear: ClearWindow,
     /// When the next drain round for Copa's test runs (`competitive_mode`).
     schedule: Schedule,
+    /// When the next rate probe runs (`rate_check`): rounds the bound held or decreased.
+    rate_schedule: Schedule,
+    /// The RTT excess a rate probe found not to be this flow's queue, nanoseconds: the bound
+    /// no longer reads it as backlog (`rate_check`); zero until a probe finds one, and after a
+    /// new base RTT.
+    rate_allowance_ns: u64,
+    /// Whether the last rate probe found the pipe with room (its rate grew with the window):
+    /// until a probe finds it flat, a loss is not read as this flow's overflow
+    /// (`queue_free_loss`).
+    rate_room: bool,
+    /// Bytes acknowledged in the round under way (`rate_check`).
+    round_acked: u64,
+    /// Bytes declared lost in the round under way (`queue_free_loss`).
+    round_lost: u64,
+    /// Bytes the last completed round acknowledged (`queue_free_loss`).
+    last_delivered: u64,
     /// The last rounds' queueing delays (`competitive_mode`).
     recent: RecentDelays,
     /// Bytes the current ACK frame newly acknowledged.
@@ -109,6 +128,12 @@ impl Manet {
             frame_acked: 0,
             in_recovery: false,
             schedule,
+            rate_schedule: schedule,
+            rate_allowance_ns: 0,
+            rate_room: false,
+            round_acked: 0,
+            round_lost: 0,
+            last_delivered: 0,
             recent: RecentDelays::default(),
             last_decision: None,
             last_diff: None,
@@ -159,6 +184,17 @@ impl Manet {
         Duration::from_nanos(self.jitter_ns)
     }
 
+    /// The RTT excess a rate probe found not to be this flow's queue, which the bound no
+    /// longer reads as backlog (`rate_check`; zero until a probe finds one).
+    pub fn rate_allowance(&self) -> Duration {
+        Duration::from_nanos(self.rate_allowance_ns)
+    }
+
+    /// Whether a rate probe is under way (`rate_check`).
+    pub fn rate_probing(&self) -> bool {
+        matches!(self.mode, Mode::RateProbe(_))
+    }
+
     /// Rounds completed.
     pub fn rounds(&self) -> u64 {
         self.rounds.rounds()
@@ -203,10 +239,14 @@ impl Manet {
     fn end_round(&mut self, now: cc_core::Instant) -> RoundInput {
         // The samples that end a round are of the packets sent in the round before it.
         let measured_cwnd = std::mem::replace(&mut self.clear.sent_cwnd, self.window.cwnd());
+        let delivered = std::mem::take(&mut self.round_acked);
+        self.last_delivered = delivered;
+        self.round_lost = 0;
         RoundInput {
             now,
             round: self.rtt.end_round(),
             measured_cwnd,
+            delivered,
         }
     }
 
@@ -230,7 +270,7 @@ impl Manet {
         let spread = round.mean.saturating_sub(round.min);
         let round_rtt = jitter_allowance::round_rtt(
             round,
-            Duration::from_nanos(self.jitter_ns),
+            Duration::from_nanos(self.jitter_ns.max(self.rate_allowance_ns)),
             c.mean_round_rtt(),
         );
         let Some(backlog) = VegasBacklog::new(self.round_start_cwnd, mtu, base, round_rtt) else {
@@ -259,6 +299,7 @@ impl Manet {
         }
         let cap = match self.mode {
             Mode::Draining(drain) => return self.decide_drain(d, drain, delay, spread),
+            Mode::RateProbe(probe) => return self.decide_probe(d, probe, input, round),
             Mode::Competitive => {
                 d.growth = Growth::Allowed;
                 if competitive_mode::leaves(
@@ -324,6 +365,18 @@ impl Manet {
             at_cap,
             over_cap(self.round_start_cwnd),
         );
+        let held = matches!(d.rule, ManetDecision::Decrease | ManetDecision::Hold)
+            && rate_check::probes_at(self.window.cwnd(), mtu, c.beta());
+        d.rate_schedule.queued_rounds = if held && c.rate_check() {
+            d.rate_schedule.queued_rounds.saturating_add(1)
+        } else {
+            0
+        };
+        if d.rate_schedule.queued_rounds >= d.rate_schedule.interval
+            && let Some(d) = self.start_probe(d.clone(), input, round, base, cap)
+        {
+            return d;
+        }
         match d.rule {
             ManetDecision::Decrease => {
                 let window = backlog_bound::decreased(&self.window);
@@ -392,6 +445,83 @@ impl Manet {
         Some(d)
     }
 
+    /// A rate probe's start (`rate_check`): the window grows by [`rate_check::PROBE_GAIN`], and
+    /// the round's delivery rate and RTT excess are kept to judge it by.
+    fn start_probe(
+        &self,
+        mut d: Decision,
+        input: &RoundInput,
+        round: cc_core::RoundRtt,
+        base: Duration,
+        cap: Cap,
+    ) -> Option<Decision> {
+        let start_rate = rate_check::delivery_rate(input.delivered, round.mean)?;
+        let mut window = self.window.clone();
+        window.set_cwnd(rate_check::probe_window(
+            self.window.cwnd(),
+            self.window.mtu(),
+        ));
+        d.mode = Mode::RateProbe(RateProbe {
+            start_rate,
+            start_excess_ns: cc_core::saturating_ns(round.mean.saturating_sub(base)),
+            prior_cwnd: self.window.cwnd(),
+            phase: rate_check::Phase::Settling,
+            cap,
+        });
+        d.window = Some(window);
+        d.cubic = CubicRestart::StartAt;
+        d.growth = Growth::Held;
+        d.rate_schedule.queued_rounds = 0;
+        d.rule = ManetDecision::RateProbe;
+        Some(d)
+    }
+
+    /// A round during a rate probe: the first settles; the second is measured, and the probe
+    /// judged by its delivery rate.
+    fn decide_probe(
+        &self,
+        mut d: Decision,
+        probe: RateProbe,
+        input: &RoundInput,
+        round: cc_core::RoundRtt,
+    ) -> Decision {
+        d.growth = Growth::Held;
+        if probe.phase == rate_check::Phase::Settling {
+            d.mode = Mode::RateProbe(RateProbe {
+                phase: rate_check::Phase::Measuring,
+                ..probe
+            });
+            d.rule = ManetDecision::RateProbeSettle;
+            return d;
+        }
+        d.mode = Mode::Delay(probe.cap);
+        let grew = rate_check::delivery_rate(input.delivered, round.mean).is_some_and(|rate| {
+            rate_check::grew(probe.start_rate, rate, probe.prior_cwnd, self.window.cwnd())
+        });
+        if grew {
+            // The pipe had room: the next round the bound holds probes again, so that the
+            // window climbs by the probe's gain every few rounds while the rate follows it
+            // (BBR's startup, which grows while the delivery rate does).
+            d.rate_allowance_ns = d.rate_allowance_ns.max(probe.start_excess_ns);
+            d.rate_room = true;
+            d.rate_schedule = Schedule {
+                queued_rounds: 0,
+                interval: 1,
+            };
+            d.rule = ManetDecision::RateGrew;
+        } else {
+            let mut window = self.window.clone();
+            window.set_cwnd(self.window.cwnd().min(probe.prior_cwnd));
+            d.window = Some(window);
+            d.cubic = CubicRestart::StartAt;
+            d.rate_schedule.interval =
+                drain_round::backed_off(d.rate_schedule.interval, &self.config);
+            d.rate_room = false;
+            d.rule = ManetDecision::RateFlat;
+        }
+        d
+    }
+
     /// A round during a drain: the first settles; the second is judged by Copa's test, from the
     /// queueing delay of the first round sent at the drained window.
     fn decide_drain(
@@ -456,6 +586,8 @@ impl Manet {
             d.phase = ManetPhase::SlowStart;
             d.mode = Mode::Delay(Cap::Unarmed);
             d.schedule = Schedule::first(&self.config);
+            d.rate_schedule = Schedule::first(&self.config);
+            d.rate_room = false;
             d.growth = self.growth.opened();
             if self.config.reset_base_on_timeout() {
                 d.forget_base();
@@ -502,8 +634,28 @@ impl Manet {
         self.mode = d.mode;
         self.growth = d.growth;
         self.schedule = d.schedule;
+        self.rate_schedule = d.rate_schedule;
+        self.rate_allowance_ns = d.rate_allowance_ns;
+        self.rate_room = d.rate_room;
         self.clear.clear_cwnd = d.clear_cwnd;
         self.jitter_ns = d.jitter_ns;
+    }
+
+    /// Whether a loss event keeps the window (`queue_free_loss`): not persistent congestion nor
+    /// an ECN mark, the last round's backlog under `alpha` or the last rate probe's pipe with
+    /// room, and this round's losses (`round_lost`,
+    /// the event's included) under BBRv2's threshold of what the last round delivered.
+    pub(crate) fn keeps_window(&self, event: &CongestionEvent, round_lost: u64) -> bool {
+        self.config.queue_free_loss()
+            && !event.persistent
+            && event.signal != LossSignal::Ecn
+            && queue_free_loss::keeps(
+                self.last_diff,
+                self.rate_room,
+                self.config.alpha(),
+                round_lost,
+                self.last_delivered,
+            )
     }
 
     /// Applies the reaction to `signal`; returns the rule taken. Callers decide whether the
@@ -536,6 +688,7 @@ impl Manet {
             bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
             base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),
             jitter_us = self.jitter_ns / 1_000,
+            rate_allowance_us = self.rate_allowance_ns / 1_000,
             delay_owned = self.delay_owned(),
             round = self.rounds.rounds(),
             "window decision"
@@ -607,12 +760,19 @@ impl CongestionAlgorithm for Manet {
         if acked > 0 {
             self.bwe.on_ack(end.now, acked);
         }
+        self.round_acked = self.round_acked.saturating_add(acked);
         if self.rounds.on_ack_frame(end.largest_acked) {
             self.on_round_end(end.now);
         }
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
+        self.round_lost = self.round_lost.saturating_add(event.lost_bytes);
+        if self.keeps_window(event, self.round_lost) {
+            self.last_decision = Some(ManetDecision::QueueFreeLoss);
+            self.trace(ManetDecision::QueueFreeLoss, Some(event.signal));
+            return;
+        }
         // One reduction per round trip; persistent congestion always reacts.
         if !self.recovery.admits(event) {
             return;
@@ -692,6 +852,7 @@ mod tests {
             now: cc_core::Instant::now(),
             round: None,
             measured_cwnd: m.window.cwnd(),
+            delivered: 0,
         };
         let d = m.decide_round(&input);
         assert_eq!(d.rule, ManetDecision::NoSample);

@@ -5,7 +5,9 @@
 
 use std::time::{Duration, Instant};
 
-use cc_core::{AckRoundEnd, AckSample, CongestionAlgorithm, LossSignal, RttSnapshot};
+use cc_core::{
+    AckRoundEnd, AckSample, CongestionAlgorithm, CongestionEvent, LossSignal, RttSnapshot,
+};
 use cc_manet::{Manet, ManetConfig, ManetDecision, ManetMode};
 
 const MTU: u16 = 1200;
@@ -162,7 +164,9 @@ fn without_restore_the_window_regrows_from_the_drained_window() {
 
 #[test]
 fn each_drained_round_doubles_the_wait_up_to_the_cap() {
-    let config = ManetConfig::default();
+    // Rate probes off: their rounds would move the drain rounds (see `rate_check`'s tests).
+    let mut config = ManetConfig::default();
+    config.set_rate_check(false).unwrap();
     let base = config.competitive_rounds() as usize;
     let cap = base * config.probe_backoff_max() as usize;
     let (_, log) = run(config, 600);
@@ -181,6 +185,7 @@ fn each_drained_round_doubles_the_wait_up_to_the_cap() {
 fn without_backoff_drain_rounds_keep_their_first_interval() {
     let mut config = ManetConfig::default();
     config.set_probe_backoff_max(1).unwrap();
+    config.set_rate_check(false).unwrap();
     let base = config.competitive_rounds() as usize;
     let (_, log) = run(config, 200);
     let drains = drain_rounds(&log);
@@ -372,6 +377,7 @@ fn a_spread_the_minimum_filters_keeps_competitive_mode_under_beta_exit() {
         let (mut manet, mut path) = after_rounds(
             |c| {
                 c.set_leave_competitive_under_beta(under_beta).unwrap();
+                c.set_rate_check(false).unwrap();
             },
             40,
         );
@@ -416,10 +422,17 @@ fn on_jitter(configure: impl FnOnce(&mut ManetConfig), rounds: usize) -> (Manet,
 
 #[test]
 fn a_spread_that_a_drain_round_keeps_is_jitter_not_backlog() {
-    let (on, window_on) = on_jitter(|_| {}, 60);
+    // Rate probes off, to see the drain rounds' allowance alone.
+    let (on, window_on) = on_jitter(
+        |c| {
+            c.set_rate_check(false).unwrap();
+        },
+        60,
+    );
     let (off, window_off) = on_jitter(
         |c| {
             c.set_jitter_allowance(false).unwrap();
+            c.set_rate_check(false).unwrap();
         },
         60,
     );
@@ -429,6 +442,119 @@ fn a_spread_that_a_drain_round_keeps_is_jitter_not_backlog() {
         window_on > window_off,
         "{window_on} datagrams with the allowance, {window_off} without"
     );
+}
+
+#[test]
+fn a_probe_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
+    // A pipe of 40 datagrams where half of each round's datagrams arrive half a base RTT late:
+    // the round's mean reads a backlog of a fifth of the window, and the bands hold it near
+    // 10-20 datagrams. A probe's quarter more is delivered (the pipe has room), so the excess
+    // it read is not this flow's queue. Drain rounds' allowance off, to see the rate check alone.
+    let window = |rate_check: bool| {
+        let mut config = ManetConfig::default();
+        config.set_jitter_allowance(false).unwrap();
+        config.set_rate_check(rate_check).unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        path.pipe = 40;
+        path.jitter = BASE_RTT / 2;
+        let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
+        (manet, mean_window(&log, 20))
+    };
+    let (on, window_on) = window(true);
+    let (off, window_off) = window(false);
+    assert!(on.rate_allowance() > Duration::ZERO);
+    assert_eq!(off.rate_allowance(), Duration::ZERO);
+    assert!(
+        window_on > 1.5 * window_off,
+        "{window_on} datagrams with the rate check, {window_off} without"
+    );
+}
+
+#[test]
+fn a_probe_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
+    // The queue is the flow's own: a quarter more window only lengthens it, the rate stays,
+    // and the window goes back to its value before the probe; the next probe waits longer.
+    let (manet, log) = run(ManetConfig::default(), 300);
+    let probes: Vec<usize> = log
+        .iter()
+        .enumerate()
+        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateProbe))
+        .map(|(i, _)| i)
+        .collect();
+    assert!(probes.len() >= 2, "{log:?}");
+    for &i in &probes {
+        assert_eq!(log[i + 1].0, Some(ManetDecision::RateProbeSettle));
+        assert!(log[i + 1].1 > log[i].1, "the probe grew the window");
+        assert_eq!(
+            log[i + 2].0,
+            Some(ManetDecision::RateFlat),
+            "{:?}",
+            &log[i..]
+        );
+        assert_eq!(log[i + 3].1, log[i].1, "returned after round {i}");
+    }
+    assert!(!decided(&log, ManetDecision::RateGrew), "{log:?}");
+    assert_eq!(manet.rate_allowance(), Duration::ZERO);
+    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - w[0]).collect();
+    assert!(waits.windows(2).all(|w| w[1] >= w[0]), "{waits:?}");
+}
+
+/// A composite with `configure` applied after four slow-start rounds on a path of 200
+/// datagrams: 80 datagrams in flight, none queued.
+fn on_wide_path(configure: impl FnOnce(&mut ManetConfig)) -> (Manet, Path) {
+    let mut config = ManetConfig::default();
+    configure(&mut config);
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    path.pipe = 200;
+    for _ in 0..4 {
+        path.round(&mut manet);
+    }
+    (manet, path)
+}
+
+/// A loss of `lost` bytes of a datagram sent now (after any recovery period began).
+fn loss(path: &Path, lost: u64) -> CongestionEvent {
+    CongestionEvent::determined(path.now, path.now, lost, LossSignal::FastRetransmit)
+}
+
+#[test]
+fn a_loss_without_a_queue_keeps_the_window_and_one_over_alpha_cuts_it() {
+    // No backlog: a datagram's loss is an error, the window stays.
+    let (mut manet, path) = on_wide_path(|_| {});
+    assert!(
+        manet.last_diff().is_some_and(|d| d < 2.0),
+        "{:?}",
+        manet.last_diff()
+    );
+    let before = manet.window_state().cwnd();
+    manet.on_congestion(&loss(&path, u64::from(MTU)));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::QueueFreeLoss));
+    assert_eq!(manet.window_state().cwnd(), before);
+    // More than 2% of what the last round delivered: congestion, cut.
+    manet.on_congestion(&loss(&path, before / 10));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+    assert!(manet.window_state().cwnd() < before);
+    // A round that reads a backlog over `alpha` (another base RTT of delay): cut.
+    let (mut manet, mut path) = on_wide_path(|_| {});
+    path.extra = BASE_RTT;
+    path.round(&mut manet);
+    assert!(
+        manet.last_diff().is_some_and(|d| d >= 2.0),
+        "{:?}",
+        manet.last_diff()
+    );
+    manet.on_congestion(&loss(&path, u64::from(MTU)));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+    // Off: a cut even without a queue.
+    let (mut manet, path) = on_wide_path(|c| {
+        c.set_queue_free_loss(false).unwrap();
+    });
+    let before = manet.window_state().cwnd();
+    manet.on_congestion(&loss(&path, u64::from(MTU)));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+    assert!(manet.window_state().cwnd() < before);
 }
 
 #[test]

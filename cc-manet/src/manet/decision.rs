@@ -40,6 +40,18 @@ pub enum ManetDecision {
     Competitive,
     /// The queueing delay fell to a tenth of its recent maximum: the bound applies again.
     LeaveCompetitive,
+    /// `rate_check`: after rounds the bound held or decreased, the window grows by a quarter
+    /// for a probe of the rate it delivers.
+    RateProbe,
+    /// The first round after the probe's growth: its packets were sent at the old window.
+    RateProbeSettle,
+    /// The probe's rate grew with the window: the delay the bound read was not this flow's
+    /// queue; the window keeps its gain and that delay becomes an allowance.
+    RateGrew,
+    /// The probe's rate did not grow: the reading is confirmed, the window returns.
+    RateFlat,
+    /// `queue_free_loss`: a loss with no backlog of this flow's behind it keeps the window.
+    QueueFreeLoss,
     /// A round without a usable RTT sample, or the bound off: no decision.
     NoSample,
     /// A round that ended inside a recovery period: no decision.
@@ -65,6 +77,11 @@ impl ManetDecision {
             Self::EnterCompetitive => "enter_competitive",
             Self::Competitive => "competitive",
             Self::LeaveCompetitive => "leave_competitive",
+            Self::RateProbe => "rate_probe",
+            Self::RateProbeSettle => "rate_probe_settle",
+            Self::RateGrew => "rate_grew",
+            Self::RateFlat => "rate_flat",
+            Self::QueueFreeLoss => "queue_free_loss",
             Self::NoSample => "no_sample",
             Self::InRecovery => "in_recovery",
             Self::Loss => "loss",
@@ -83,6 +100,8 @@ pub(crate) struct RoundInput {
     /// The window the packets whose samples ended the round were sent at, bytes
     /// (`empty_queue_css`).
     pub measured_cwnd: u64,
+    /// Bytes the round acknowledged (`rate_check`).
+    pub delivered: u64,
 }
 
 /// The round's backlog reading, recorded by [`Manet::apply`].
@@ -130,6 +149,12 @@ pub(crate) struct Decision {
     pub growth: Growth,
     /// The drain rounds' schedule after it.
     pub schedule: Schedule,
+    /// The rate checks' schedule after it (`rate_check`).
+    pub rate_schedule: Schedule,
+    /// `rate_check`'s allowance after it, nanoseconds.
+    pub rate_allowance_ns: u64,
+    /// Whether the last rate probe found room, after it.
+    pub rate_room: bool,
     /// `empty_queue_css`'s clear window after it, bytes.
     pub clear_cwnd: u64,
     /// `jitter_allowance`'s allowance after it, nanoseconds.
@@ -150,6 +175,9 @@ impl Decision {
             mode: manet.mode,
             growth: manet.growth,
             schedule: manet.schedule,
+            rate_schedule: manet.rate_schedule,
+            rate_allowance_ns: manet.rate_allowance_ns,
+            rate_room: manet.rate_room,
             clear_cwnd: manet.clear.clear_cwnd,
             jitter_ns: manet.jitter_ns,
         }
@@ -160,6 +188,8 @@ impl Decision {
         self.forget_base = true;
         self.clear_cwnd = 0;
         self.jitter_ns = 0;
+        self.rate_allowance_ns = 0;
+        self.rate_room = false;
     }
 
     /// The window after the decision, `before` when it does not change it.

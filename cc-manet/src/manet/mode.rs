@@ -9,6 +9,10 @@
 //!
 //!   In congestion avoidance:
 //!
+//!   Delay --(held `interval` rounds: rate_check)--> RateProbe: Settling -> Measuring
+//!     ^                                                  |
+//!     +------------- the rate grew, or did not ----------+
+//!
 //!            standing queue for `interval` rounds,
 //!            or an expired base RTT
 //!   +-------+ ---------------------------------> +----------+
@@ -23,6 +27,7 @@
 
 use super::bdp_cap::Cap;
 use super::drain_round::DrainRound;
+use super::rate_check::RateProbe;
 
 /// Slow start or congestion avoidance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -52,6 +57,8 @@ pub enum Mode {
     Delay(Cap),
     /// A drain round is under way (in delay mode).
     Draining(DrainRound),
+    /// A rate probe is under way (in delay mode, `rate_check`).
+    RateProbe(RateProbe),
     /// The bound is lifted (`competitive_mode`).
     Competitive,
 }
@@ -60,7 +67,7 @@ impl Mode {
     /// The mode as [`ManetMode`] reports it.
     pub fn public(self) -> ManetMode {
         match self {
-            Self::Delay(_) | Self::Draining(_) => ManetMode::Delay,
+            Self::Delay(_) | Self::Draining(_) | Self::RateProbe(_) => ManetMode::Delay,
             Self::Competitive => ManetMode::Competitive,
         }
     }
@@ -70,6 +77,7 @@ impl Mode {
         match self {
             Self::Delay(cap) => cap,
             Self::Draining(drain) => drain.cap,
+            Self::RateProbe(probe) => probe.cap,
             Self::Competitive => Cap::Unarmed,
         }
     }

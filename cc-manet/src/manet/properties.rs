@@ -5,7 +5,8 @@
 //! - every number the state holds is finite;
 //! - the round's decision is pure (deciding changes nothing, and decides the same twice), and
 //!   what the controller applies is the decision it returned: the window, phase, mode, growth,
-//!   drain schedule, clear window and jitter allowance after the round are the decision's.
+//!   drain schedule, clear window, jitter allowance and rate checks after the round are the
+//!   decision's; a loss `queue_free_loss` keeps changes nothing but its record.
 //!
 //! `every_combination_of_switches` runs one generated sequence per combination of the boolean
 //! knobs (all 2^n of them); `random_switches_and_sequences` draws both (`CC_PROPTEST_CASES`
@@ -55,7 +56,7 @@ fn step() -> impl Strategy<Value = Step> {
         1 => (1u8..4).prop_map(|dup_acks| LossSignal::Timeout { dup_acks }),
     ];
     prop_oneof![
-        12 => (1u8..48, prop_oneof![3 => 20u16..200, 1 => 0u16..2000], 0u16..80, prop_oneof![3 => Just(0u8), 1 => 0u8..4], prop::bool::weighted(0.05))
+        12 => (1u8..120, prop_oneof![3 => 20u16..200, 1 => 0u16..2000], 0u16..80, prop_oneof![3 => Just(0u8), 1 => 0u8..4], prop::bool::weighted(0.05))
             .prop_map(|(packets, rtt_ms, spread_ms, lost, app_limited)| Step::Round { packets, rtt_ms, spread_ms, lost, app_limited }),
         2 => (0u16..3000, signal).prop_map(|(ago_ms, signal)| Step::Loss { ago_ms, signal }),
         1 => prop_oneof![0u16..500, 9_000u16..15_000].prop_map(Step::Idle),
@@ -112,6 +113,7 @@ fn check_state(m: &Manet, at: &str) {
         "{at}: the loss cut raises the window"
     );
     assert!(m.schedule.interval >= 1, "{at}: {:?}", m.schedule);
+    assert!(m.rate_schedule.interval >= 1, "{at}: {:?}", m.rate_schedule);
 }
 
 /// Ends an ACK frame on `m`, and checks that a round it ends applies the decision the pure
@@ -124,6 +126,7 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &str) {
     if acked > 0 {
         shadow.bwe.on_ack(end.now, acked);
     }
+    shadow.round_acked = shadow.round_acked.saturating_add(acked);
     if !shadow.rounds.on_ack_frame(end.largest_acked) {
         assert_eq!(*m, shadow, "{at}: no round ended, nothing decided");
         return;
@@ -155,6 +158,11 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &str) {
         (d.clear_cwnd, d.jitter_ns),
         "{at}"
     );
+    assert_eq!(
+        (m.rate_schedule, m.rate_allowance_ns, m.rate_room),
+        (d.rate_schedule, d.rate_allowance_ns, d.rate_room),
+        "{at}"
+    );
     if d.rule != ManetDecision::NoSample {
         assert_eq!(m.last_decision, Some(d.rule), "{at}");
     }
@@ -168,6 +176,13 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &str) {
 fn congestion(m: &mut Manet, event: &CongestionEvent, at: &str) {
     let mut shadow = m.clone();
     m.on_congestion(event);
+    shadow.round_lost = shadow.round_lost.saturating_add(event.lost_bytes);
+    if shadow.keeps_window(event, shadow.round_lost) {
+        assert_eq!(m.last_decision, Some(ManetDecision::QueueFreeLoss), "{at}");
+        shadow.last_decision = m.last_decision;
+        assert_eq!(*m, shadow, "{at}: a kept loss changed more than its record");
+        return;
+    }
     if !shadow.recovery.admits(event) {
         assert_eq!(*m, shadow, "{at}: a loss inside recovery changed the state");
         return;
@@ -256,7 +271,7 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
 #[test]
 fn the_switches_are_the_boolean_knobs() {
     let names: Vec<_> = switches().iter().map(|k| k.name).collect();
-    assert_eq!(names.len(), 14, "{names:?}");
+    assert_eq!(names.len(), 16, "{names:?}");
     // Every combination sets each switch as its bit says.
     let all = config((1 << names.len()) - 1);
     assert!(all.backlog_bound() && all.leave_competitive_under_beta());
@@ -279,7 +294,7 @@ fn every_combination_of_switches() {
     }
     // The sequences reach every rule a controller records (all but `NoSample`), so that every
     // decision is checked somewhere.
-    assert_eq!(rules.len(), 13, "rules taken: {rules:?}");
+    assert_eq!(rules.len(), 18, "rules taken: {rules:?}");
     assert!(!rules.contains(&ManetDecision::NoSample));
 }
 

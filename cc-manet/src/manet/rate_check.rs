@@ -1,0 +1,142 @@
+//! `rate_check`: the bound's reading of a standing queue, confirmed by the rate it delivers.
+//!
+//! The backlog bound reads RTT above the base as this flow's queue. Per-datagram jitter, a
+//! wireless hop's retries or another flow's queue raise the RTT too, and on a path whose
+//! bandwidth-delay product is many datagrams a reading off by a fraction of the RTT holds the
+//! window at a small fraction of the pipe. A queue has a test a misreading fails: a larger
+//! window no longer delivers more (BBR's full-pipe test and `ProbeBW`, Cardwell et al., ACM
+//! Queue 2016; PCC Vivace's online experiments, Dong et al., NSDI 2018). So after a run of rounds
+//! the bound held or decreased, one round sends [`PROBE_GAIN`] times the window (BBR's
+//! `ProbeBW` gain); the round after it settles, and the next is measured. Its delivery rate is
+//! Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2): the bytes the round acknowledged
+//! over its mean RTT (Little's law, so that per-datagram jitter averages out instead of
+//! timing the round by two samples). Only windows of more than [`MIN_WINDOW_BETAS`] x `beta`
+//! datagrams are probed.
+//!
+//! - The rate grew by at least [`GREW_SHARE`] of the window's growth: the delay the bound read
+//!   was not a queue of this flow's. The window keeps its gain, and the RTT excess of the round
+//!   that started the check (its mean over the base) becomes an allowance the bound no longer
+//!   reads as backlog, until a new base RTT.
+//! - Otherwise the reading is confirmed: the window returns to its value before the probe
+//!   (BBR's drain after a 1.25 gain) and the next check waits twice as long, as drain rounds do
+//!   ([`super::drain_round::Schedule`]).
+
+use std::time::Duration;
+
+use super::bdp_cap::Cap;
+
+/// The window's gain in a probe: BBR's `ProbeBW` pacing gain (Cardwell et al. 2016).
+pub const PROBE_GAIN: f64 = 1.25;
+
+/// The share of the window's gain the delivery rate must show for the reading to be a misread.
+/// A queue delivers none of it, a pipe with room all of it; a half splits the two. Ours
+/// (docs/results/chosen-constants.md).
+pub const GREW_SHARE: f64 = 0.5;
+
+/// Probes run only while the window holds more than this many times `beta` datagrams. Below
+/// it the bound's window is an 802.11 chain's few datagrams (the best is about h/4, Fu et al.,
+/// INFOCOM 2003, under `2 x beta` for chains under 32 hops), where a round holds too few samples
+/// for its rate to tell a quarter more; and there a reading off by a fraction of the RTT costs
+/// at most a datagram or two. Ours (docs/results/chosen-constants.md).
+pub const MIN_WINDOW_BETAS: f64 = 2.0;
+
+/// Whether a window of `cwnd` bytes is large enough to probe (more than
+/// [`MIN_WINDOW_BETAS`] x `beta` datagrams of `mtu` bytes).
+pub fn probes_at(cwnd: u64, mtu: u64, beta: f64) -> bool {
+    cwnd as f64 > MIN_WINDOW_BETAS * beta * mtu as f64
+}
+
+/// Where a probe is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Phase {
+    /// The first round after the window grew: its samples are of packets sent at the old window.
+    Settling,
+    /// The round the probe measures.
+    Measuring,
+}
+
+/// A rate probe under way.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateProbe {
+    /// The delivery rate of the round that started it, bytes per second.
+    pub start_rate: u64,
+    /// That round's RTT excess (mean over the base), nanoseconds: the delay the bound read.
+    pub start_excess_ns: u64,
+    /// The window before the probe, bytes.
+    pub prior_cwnd: u64,
+    /// Where the probe is.
+    pub phase: Phase,
+    /// Whether `bdp_cap` was armed when it began.
+    pub cap: Cap,
+}
+
+/// The delivery rate of a round, bytes per second: `delivered` bytes over the round's mean RTT
+/// (Vegas' `Actual`); `None` without either.
+pub fn delivery_rate(delivered: u64, mean: Duration) -> Option<u64> {
+    if delivered == 0 || mean.is_zero() {
+        return None;
+    }
+    let rate = delivered as f64 / mean.as_secs_f64();
+    Some(if rate >= u64::MAX as f64 {
+        u64::MAX
+    } else {
+        rate as u64
+    })
+}
+
+/// The probe's window, bytes: [`PROBE_GAIN`] times `cwnd`, at least a datagram more.
+pub fn probe_window(cwnd: u64, mtu: u64) -> u64 {
+    // `Window::set_cwnd` clamps to `MAX_WINDOW` (2^48), far inside f64's exact range.
+    let gained = (cwnd as f64 * PROBE_GAIN).min(cc_core::MAX_WINDOW as f64) as u64;
+    gained.max(cwnd.saturating_add(mtu))
+}
+
+/// Whether the measured round's rate `rate` shows the probe's gain: at least [`GREW_SHARE`] of
+/// the window's relative growth from `prior_cwnd` to `probe_cwnd` over `start_rate`.
+pub fn grew(start_rate: u64, rate: u64, prior_cwnd: u64, probe_cwnd: u64) -> bool {
+    if prior_cwnd == 0 || start_rate == 0 {
+        return false;
+    }
+    let gain = probe_cwnd as f64 / prior_cwnd as f64 - 1.0;
+    rate as f64 >= start_rate as f64 * (1.0 + gain * GREW_SHARE)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MTU: u64 = 1200;
+
+    #[test]
+    fn the_rate_is_the_bytes_over_the_mean_rtt() {
+        assert_eq!(
+            delivery_rate(120_000, Duration::from_millis(100)),
+            Some(1_200_000)
+        );
+        assert_eq!(delivery_rate(0, Duration::from_millis(100)), None);
+        assert_eq!(delivery_rate(1, Duration::ZERO), None);
+    }
+
+    #[test]
+    fn only_windows_above_twice_beta_probe() {
+        assert!(!probes_at(8 * MTU, MTU, 4.0));
+        assert!(probes_at(8 * MTU + 1, MTU, 4.0));
+    }
+
+    #[test]
+    fn the_probe_adds_a_quarter_and_at_least_a_datagram() {
+        assert_eq!(probe_window(40 * MTU, MTU), 50 * MTU);
+        assert_eq!(probe_window(2 * MTU, MTU), 3 * MTU);
+    }
+
+    #[test]
+    fn a_rate_that_kept_half_the_gain_grew() {
+        // 40 -> 50 datagrams (+25%): the rate must grow by 12.5%.
+        assert!(grew(1_000, 1_125, 40 * MTU, 50 * MTU));
+        assert!(!grew(1_000, 1_124, 40 * MTU, 50 * MTU));
+        // A queue: the rate stayed.
+        assert!(!grew(1_000, 1_000, 40 * MTU, 50 * MTU));
+        // Nothing measured before: never a misread.
+        assert!(!grew(0, 1_000, 40 * MTU, 50 * MTU));
+    }
+}
