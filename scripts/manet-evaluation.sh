@@ -2,14 +2,17 @@
 # The composite controller's evaluation (cc-manet; docs/results/manet.md, and the README's decision table):
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
-# one mechanism off each; the scorecard and the ablation table close it (python3, standard
-# library); about 6 minutes on 2 cores, about 25 more for ns-3's chains under other 802.11
+# one mechanism off each; the scorecard and the ablation table close it (`harness scorecard`,
+# by scripts/manet-report.sh); about 6 minutes on 2 cores, about 25 more for ns-3's chains under other 802.11
 # settings (802.11a's and 802.11g's higher rates carry many more datagrams), and about 25 more
 # for the papers' ns-3 presets.
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature); DRY_RUN=1 checks
 # every sweep with `--dry-run` (its grid, and that OUT_DIR's directory for it resumes) and
-# runs nothing.
+# runs nothing. ADOPT_FROM=DIR adopts each sweep's runs from DIR/NAME where that directory
+# exists (the baselines of an earlier evaluation, after a change of the composite alone: a
+# directory of runs this build would make the same, e.g. an earlier OUT_DIR's swept again
+# without `manet` by the build that made it); the composite's runs are run again.
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
 source "$(dirname "$0")/check-args.sh"
@@ -19,6 +22,7 @@ check_args 0 1 "[OUT_DIR]" "$@"
 out=${1:+$(realpath -m -- "$1")}
 harness=${HARNESS:+$(realpath -m -- "$HARNESS")}
 reidentify_from=${REIDENTIFY_FROM:+$(realpath -m -- "$REIDENTIFY_FROM")}
+adopt_from=${ADOPT_FROM:+$(realpath -m -- "$ADOPT_FROM")}
 cd "$(dirname "$0")/.."
 out=${out:-results/manet}
 harness=${harness:-target/release/harness}
@@ -60,7 +64,11 @@ sweep() { # name, then harness sweep arguments
     grep -e '--out' <<<"$plan"
     return
   fi
-  "$harness" sweep "$@" --jobs "$jobs" --out "$out/$name"
+  local adopt=()
+  if [ -n "$adopt_from" ] && [ -d "$adopt_from/$name" ]; then
+    adopt=(--adopt "$adopt_from/$name")
+  fi
+  "$harness" sweep "$@" "${adopt[@]}" --jobs "$jobs" --out "$out/$name"
 }
 # ns-3's chains under other 802.11 settings, beyond the targets' presets: DIR:KEY=VALUE,... under
 # [ns3]; the `--ns3` arguments of one are `chain_settings DIR`'s output, one per line.
@@ -130,7 +138,8 @@ for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fals
   slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false \
   empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false \
   refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false \
-  jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false; do
+  jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false rate_check:rate_check=false \
+  queue_free_loss:queue_free_loss=false; do
   dir=${ablation%%:*}
   setting=manet.${ablation#*:}
   for preset in demo petra-table-4.2 coexist-wireless chain; do
