@@ -86,7 +86,7 @@ cc_core::port_config! {
             /// or a new base RTT. Ours: Copa's drain test (NSDI 2018, section 2.2) applied to the
             /// spread, so that `mean_round_rtt` does not read jitter as backlog.
             jitter_allowance: bool = true, Range::Any;
-            /// The rate check (`rate_check`): after rounds the bound held or decreased, a probe
+            /// The rate check (`rate_check`): after rounds the bound held or decreased, a trial
             /// sends 1.25 times the window (BBR's `ProbeBW` gain) and measures whether the rate
             /// delivered grew with it (Vegas' `Actual`, the bytes a round acknowledged over its
             /// mean RTT). A queue delivers no more; a path with room does, and then the delay the

@@ -45,7 +45,7 @@ use drain_round::{DrainRound, Purpose, Schedule};
 use empty_queue_css::ClearWindow;
 use mode::Mode;
 pub use mode::{ManetMode, ManetPhase};
-use rate_check::RateProbe;
+use rate_check::RateTrial;
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -67,14 +67,14 @@ pub struct Manet {
     clear: ClearWindow,
     /// When the next drain round for Copa's test runs (`competitive_mode`).
     schedule: Schedule,
-    /// When the next rate probe runs (`rate_check`): rounds the bound held or decreased.
+    /// When the next rate trial runs (`rate_check`): rounds the bound held or decreased.
     rate_schedule: Schedule,
-    /// The RTT excess a rate probe found not to be this flow's queue, nanoseconds: the bound
-    /// no longer reads it as backlog (`rate_check`); zero until a probe finds one, and after a
+    /// The RTT excess a rate trial found not to be this flow's queue, nanoseconds: the bound
+    /// no longer reads it as backlog (`rate_check`); zero until a trial finds one, and after a
     /// new base RTT.
     rate_allowance_ns: u64,
-    /// Whether the last rate probe found the pipe with room (its rate grew with the window):
-    /// until a probe finds it flat, a loss is not read as this flow's overflow
+    /// Whether the last rate trial found the pipe with room (its rate grew with the window):
+    /// until a trial finds it flat, a loss is not read as this flow's overflow
     /// (`queue_free_loss`).
     rate_room: bool,
     /// Bytes acknowledged in the round under way (`rate_check`).
@@ -184,15 +184,15 @@ impl Manet {
         Duration::from_nanos(self.jitter_ns)
     }
 
-    /// The RTT excess a rate probe found not to be this flow's queue, which the bound no
-    /// longer reads as backlog (`rate_check`; zero until a probe finds one).
+    /// The RTT excess a rate trial found not to be this flow's queue, which the bound no
+    /// longer reads as backlog (`rate_check`; zero until a trial finds one).
     pub fn rate_allowance(&self) -> Duration {
         Duration::from_nanos(self.rate_allowance_ns)
     }
 
-    /// Whether a rate probe is under way (`rate_check`).
-    pub fn rate_probing(&self) -> bool {
-        matches!(self.mode, Mode::RateProbe(_))
+    /// Whether a rate trial is under way (`rate_check`).
+    pub fn rate_trial_running(&self) -> bool {
+        matches!(self.mode, Mode::RateTrial(_))
     }
 
     /// Rounds completed.
@@ -299,7 +299,7 @@ impl Manet {
         }
         let cap = match self.mode {
             Mode::Draining(drain) => return self.decide_drain(d, drain, delay, spread),
-            Mode::RateProbe(probe) => return self.decide_probe(d, probe, input, round),
+            Mode::RateTrial(trial) => return self.decide_trial(d, trial, input, round),
             Mode::Competitive => {
                 d.growth = Growth::Allowed;
                 if competitive_mode::leaves(
@@ -366,14 +366,14 @@ impl Manet {
             over_cap(self.round_start_cwnd),
         );
         let held = matches!(d.rule, ManetDecision::Decrease | ManetDecision::Hold)
-            && rate_check::probes_at(self.window.cwnd(), mtu, c.beta());
+            && rate_check::trials_at(self.window.cwnd(), mtu, c.beta());
         d.rate_schedule.queued_rounds = if held && c.rate_check() {
             d.rate_schedule.queued_rounds.saturating_add(1)
         } else {
             0
         };
         if d.rate_schedule.queued_rounds >= d.rate_schedule.interval
-            && let Some(d) = self.start_probe(d.clone(), input, round, base, cap)
+            && let Some(d) = self.start_trial(d.clone(), input, round, base, cap)
         {
             return d;
         }
@@ -445,9 +445,9 @@ impl Manet {
         Some(d)
     }
 
-    /// A rate probe's start (`rate_check`): the window grows by [`rate_check::PROBE_GAIN`], and
+    /// A rate trial's start (`rate_check`): the window grows by [`rate_check::TRIAL_GAIN`], and
     /// the round's delivery rate and RTT excess are kept to judge it by.
-    fn start_probe(
+    fn start_trial(
         &self,
         mut d: Decision,
         input: &RoundInput,
@@ -457,11 +457,11 @@ impl Manet {
     ) -> Option<Decision> {
         let start_rate = rate_check::delivery_rate(input.delivered, round.mean)?;
         let mut window = self.window.clone();
-        window.set_cwnd(rate_check::probe_window(
+        window.set_cwnd(rate_check::trial_window(
             self.window.cwnd(),
             self.window.mtu(),
         ));
-        d.mode = Mode::RateProbe(RateProbe {
+        d.mode = Mode::RateTrial(RateTrial {
             start_rate,
             start_excess_ns: cc_core::saturating_ns(round.mean.saturating_sub(base)),
             prior_cwnd: self.window.cwnd(),
@@ -472,37 +472,37 @@ impl Manet {
         d.cubic = CubicRestart::StartAt;
         d.growth = Growth::Held;
         d.rate_schedule.queued_rounds = 0;
-        d.rule = ManetDecision::RateProbe;
+        d.rule = ManetDecision::RateTrial;
         Some(d)
     }
 
-    /// A round during a rate probe: the first settles; the second is measured, and the probe
+    /// A round during a rate trial: the first settles; the second is measured, and the trial
     /// judged by its delivery rate.
-    fn decide_probe(
+    fn decide_trial(
         &self,
         mut d: Decision,
-        probe: RateProbe,
+        trial: RateTrial,
         input: &RoundInput,
         round: cc_core::RoundRtt,
     ) -> Decision {
         d.growth = Growth::Held;
-        if probe.phase == rate_check::Phase::Settling {
-            d.mode = Mode::RateProbe(RateProbe {
+        if trial.phase == rate_check::Phase::Settling {
+            d.mode = Mode::RateTrial(RateTrial {
                 phase: rate_check::Phase::Measuring,
-                ..probe
+                ..trial
             });
-            d.rule = ManetDecision::RateProbeSettle;
+            d.rule = ManetDecision::RateTrialSettle;
             return d;
         }
-        d.mode = Mode::Delay(probe.cap);
+        d.mode = Mode::Delay(trial.cap);
         let grew = rate_check::delivery_rate(input.delivered, round.mean).is_some_and(|rate| {
-            rate_check::grew(probe.start_rate, rate, probe.prior_cwnd, self.window.cwnd())
+            rate_check::grew(trial.start_rate, rate, trial.prior_cwnd, self.window.cwnd())
         });
         if grew {
-            // The pipe had room: the next round the bound holds probes again, so that the
-            // window climbs by the probe's gain every few rounds while the rate follows it
+            // The pipe had room: the next round the bound holds trials again, so that the
+            // window climbs by the trial's gain every few rounds while the rate follows it
             // (BBR's startup, which grows while the delivery rate does).
-            d.rate_allowance_ns = d.rate_allowance_ns.max(probe.start_excess_ns);
+            d.rate_allowance_ns = d.rate_allowance_ns.max(trial.start_excess_ns);
             d.rate_room = true;
             d.rate_schedule = Schedule {
                 queued_rounds: 0,
@@ -511,7 +511,7 @@ impl Manet {
             d.rule = ManetDecision::RateGrew;
         } else {
             let mut window = self.window.clone();
-            window.set_cwnd(self.window.cwnd().min(probe.prior_cwnd));
+            window.set_cwnd(self.window.cwnd().min(trial.prior_cwnd));
             d.window = Some(window);
             d.cubic = CubicRestart::StartAt;
             d.rate_schedule.interval =
@@ -642,7 +642,7 @@ impl Manet {
     }
 
     /// Whether a loss event keeps the window (`queue_free_loss`): not persistent congestion nor
-    /// an ECN mark, the last round's backlog under `alpha` or the last rate probe's pipe with
+    /// an ECN mark, the last round's backlog under `alpha` or the last rate trial's pipe with
     /// room, and this round's losses (`round_lost`,
     /// the event's included) under BBRv2's threshold of what the last round delivered.
     pub(crate) fn keeps_window(&self, event: &CongestionEvent, round_lost: u64) -> bool {

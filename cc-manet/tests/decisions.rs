@@ -164,7 +164,7 @@ fn without_restore_the_window_regrows_from_the_drained_window() {
 
 #[test]
 fn each_drained_round_doubles_the_wait_up_to_the_cap() {
-    // Rate probes off: their rounds would move the drain rounds (see `rate_check`'s tests).
+    // Rate trials off: their rounds would move the drain rounds (see `rate_check`'s tests).
     let mut config = ManetConfig::default();
     config.set_rate_check(false).unwrap();
     let base = config.competitive_rounds() as usize;
@@ -422,7 +422,7 @@ fn on_jitter(configure: impl FnOnce(&mut ManetConfig), rounds: usize) -> (Manet,
 
 #[test]
 fn a_spread_that_a_drain_round_keeps_is_jitter_not_backlog() {
-    // Rate probes off, to see the drain rounds' allowance alone.
+    // Rate trials off, to see the drain rounds' allowance alone.
     let (on, window_on) = on_jitter(
         |c| {
             c.set_rate_check(false).unwrap();
@@ -445,10 +445,10 @@ fn a_spread_that_a_drain_round_keeps_is_jitter_not_backlog() {
 }
 
 #[test]
-fn a_probe_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
+fn a_trial_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
     // A pipe of 40 datagrams where half of each round's datagrams arrive half a base RTT late:
     // the round's mean reads a backlog of a fifth of the window, and the bands hold it near
-    // 10-20 datagrams. A probe's quarter more is delivered (the pipe has room), so the excess
+    // 10-20 datagrams. A trial's quarter more is delivered (the pipe has room), so the excess
     // it read is not this flow's queue. Drain rounds' allowance off, to see the rate check alone.
     let window = |rate_check: bool| {
         let mut config = ManetConfig::default();
@@ -472,20 +472,20 @@ fn a_probe_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
 }
 
 #[test]
-fn a_probe_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
+fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     // The queue is the flow's own: a quarter more window only lengthens it, the rate stays,
-    // and the window goes back to its value before the probe; the next probe waits longer.
+    // and the window goes back to its value before the trial; the next trial waits longer.
     let (manet, log) = run(ManetConfig::default(), 300);
-    let probes: Vec<usize> = log
+    let trials: Vec<usize> = log
         .iter()
         .enumerate()
-        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateProbe))
+        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateTrial))
         .map(|(i, _)| i)
         .collect();
-    assert!(probes.len() >= 2, "{log:?}");
-    for &i in &probes {
-        assert_eq!(log[i + 1].0, Some(ManetDecision::RateProbeSettle));
-        assert!(log[i + 1].1 > log[i].1, "the probe grew the window");
+    assert!(trials.len() >= 2, "{log:?}");
+    for &i in &trials {
+        assert_eq!(log[i + 1].0, Some(ManetDecision::RateTrialSettle));
+        assert!(log[i + 1].1 > log[i].1, "the trial grew the window");
         assert_eq!(
             log[i + 2].0,
             Some(ManetDecision::RateFlat),
@@ -496,7 +496,7 @@ fn a_probe_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     }
     assert!(!decided(&log, ManetDecision::RateGrew), "{log:?}");
     assert_eq!(manet.rate_allowance(), Duration::ZERO);
-    let waits: Vec<usize> = probes.windows(2).map(|w| w[1] - w[0]).collect();
+    let waits: Vec<usize> = trials.windows(2).map(|w| w[1] - w[0]).collect();
     assert!(waits.windows(2).all(|w| w[1] >= w[0]), "{waits:?}");
 }
 

@@ -41,14 +41,14 @@ pub enum ManetDecision {
     /// The queueing delay fell to a tenth of its recent maximum: the bound applies again.
     LeaveCompetitive,
     /// `rate_check`: after rounds the bound held or decreased, the window grows by a quarter
-    /// for a probe of the rate it delivers.
-    RateProbe,
-    /// The first round after the probe's growth: its packets were sent at the old window.
-    RateProbeSettle,
-    /// The probe's rate grew with the window: the delay the bound read was not this flow's
+    /// for a trial of the rate it delivers.
+    RateTrial,
+    /// The first round after the trial's growth: its packets were sent at the old window.
+    RateTrialSettle,
+    /// The trial's rate grew with the window: the delay the bound read was not this flow's
     /// queue; the window keeps its gain and that delay becomes an allowance.
     RateGrew,
-    /// The probe's rate did not grow: the reading is confirmed, the window returns.
+    /// The trial's rate did not grow: the reading is confirmed, the window returns.
     RateFlat,
     /// `queue_free_loss`: a loss with no backlog of this flow's behind it keeps the window.
     QueueFreeLoss,
@@ -77,8 +77,8 @@ impl ManetDecision {
             Self::EnterCompetitive => "enter_competitive",
             Self::Competitive => "competitive",
             Self::LeaveCompetitive => "leave_competitive",
-            Self::RateProbe => "rate_probe",
-            Self::RateProbeSettle => "rate_probe_settle",
+            Self::RateTrial => "rate_trial",
+            Self::RateTrialSettle => "rate_trial_settle",
             Self::RateGrew => "rate_grew",
             Self::RateFlat => "rate_flat",
             Self::QueueFreeLoss => "queue_free_loss",
@@ -153,7 +153,7 @@ pub(crate) struct Decision {
     pub rate_schedule: Schedule,
     /// `rate_check`'s allowance after it, nanoseconds.
     pub rate_allowance_ns: u64,
-    /// Whether the last rate probe found room, after it.
+    /// Whether the last rate trial found room, after it.
     pub rate_room: bool,
     /// `empty_queue_css`'s clear window after it, bytes.
     pub clear_cwnd: u64,

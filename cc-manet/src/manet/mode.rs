@@ -9,7 +9,7 @@
 //!
 //!   In congestion avoidance:
 //!
-//!   Delay --(held `interval` rounds: rate_check)--> RateProbe: Settling -> Measuring
+//!   Delay --(held `interval` rounds: rate_check)--> RateTrial: Settling -> Measuring
 //!     ^                                                  |
 //!     +------------- the rate grew, or did not ----------+
 //!
@@ -27,7 +27,7 @@
 
 use super::bdp_cap::Cap;
 use super::drain_round::DrainRound;
-use super::rate_check::RateProbe;
+use super::rate_check::RateTrial;
 
 /// Slow start or congestion avoidance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -57,8 +57,8 @@ pub enum Mode {
     Delay(Cap),
     /// A drain round is under way (in delay mode).
     Draining(DrainRound),
-    /// A rate probe is under way (in delay mode, `rate_check`).
-    RateProbe(RateProbe),
+    /// A rate trial is under way (in delay mode, `rate_check`).
+    RateTrial(RateTrial),
     /// The bound is lifted (`competitive_mode`).
     Competitive,
 }
@@ -67,7 +67,7 @@ impl Mode {
     /// The mode as [`ManetMode`] reports it.
     pub fn public(self) -> ManetMode {
         match self {
-            Self::Delay(_) | Self::Draining(_) | Self::RateProbe(_) => ManetMode::Delay,
+            Self::Delay(_) | Self::Draining(_) | Self::RateTrial(_) => ManetMode::Delay,
             Self::Competitive => ManetMode::Competitive,
         }
     }
@@ -77,7 +77,7 @@ impl Mode {
         match self {
             Self::Delay(cap) => cap,
             Self::Draining(drain) => drain.cap,
-            Self::RateProbe(probe) => probe.cap,
+            Self::RateTrial(trial) => trial.cap,
             Self::Competitive => Cap::Unarmed,
         }
     }

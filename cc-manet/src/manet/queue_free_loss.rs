@@ -1,6 +1,6 @@
 //! `queue_free_loss`: a loss the flow's own queue cannot explain keeps the window.
 //!
-//! A loss while the last round's backlog was under `alpha` packets, or while the last rate probe
+//! A loss while the last round's backlog was under `alpha` packets, or while the last rate trial
 //! (`rate_check`) found the pipe with room, came from a path that held none of this flow's
 //! queue: an error, not an overflow. PETRA keeps the window at such a loss
 //! unless the RTT confirms congestion (section 4.2.3: `cwnd = ssthresh` only when
@@ -18,7 +18,7 @@
 pub const LOSS_THRESHOLD: f64 = 0.02;
 
 /// Whether a loss keeps the window: the last round's backlog `last_diff` was under `alpha`
-/// packets or the last rate probe found `room`, and the bytes lost this round, `round_lost` (this loss included), are at most
+/// packets or the last rate trial found `room`, and the bytes lost this round, `round_lost` (this loss included), are at most
 /// [`LOSS_THRESHOLD`] of `last_delivered`, the bytes the last round delivered.
 pub fn keeps(
     last_diff: Option<f64>,
@@ -39,7 +39,7 @@ mod tests {
     fn a_loss_without_a_queue_and_under_the_threshold_keeps_the_window() {
         assert!(keeps(Some(1.9), false, 2.0, 1_200, 100_000));
         assert!(keeps(Some(0.0), false, 2.0, 2_000, 100_000));
-        // A probe found room: the backlog reading is not a queue.
+        // A trial found room: the backlog reading is not a queue.
         assert!(keeps(Some(9.0), true, 2.0, 1_200, 100_000));
     }
 

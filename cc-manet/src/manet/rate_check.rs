@@ -6,18 +6,18 @@
 //! window at a small fraction of the pipe. A queue has a test a misreading fails: a larger
 //! window no longer delivers more (BBR's full-pipe test and `ProbeBW`, Cardwell et al., ACM
 //! Queue 2016; PCC Vivace's online experiments, Dong et al., NSDI 2018). So after a run of rounds
-//! the bound held or decreased, one round sends [`PROBE_GAIN`] times the window (BBR's
+//! the bound held or decreased, one round sends [`TRIAL_GAIN`] times the window (BBR's
 //! `ProbeBW` gain); the round after it settles, and the next is measured. Its delivery rate is
 //! Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2): the bytes the round acknowledged
 //! over its mean RTT (Little's law, so that per-datagram jitter averages out instead of
 //! timing the round by two samples). Only windows of more than [`MIN_WINDOW_BETAS`] x `beta`
-//! datagrams are probed.
+//! datagrams are triald.
 //!
 //! - The rate grew by at least [`GREW_SHARE`] of the window's growth: the delay the bound read
 //!   was not a queue of this flow's. The window keeps its gain, and the RTT excess of the round
 //!   that started the check (its mean over the base) becomes an allowance the bound no longer
 //!   reads as backlog, until a new base RTT.
-//! - Otherwise the reading is confirmed: the window returns to its value before the probe
+//! - Otherwise the reading is confirmed: the window returns to its value before the trial
 //!   (BBR's drain after a 1.25 gain) and the next check waits twice as long, as drain rounds do
 //!   ([`super::drain_round::Schedule`]).
 
@@ -25,46 +25,46 @@ use std::time::Duration;
 
 use super::bdp_cap::Cap;
 
-/// The window's gain in a probe: BBR's `ProbeBW` pacing gain (Cardwell et al. 2016).
-pub const PROBE_GAIN: f64 = 1.25;
+/// The window's gain in a trial: BBR's `ProbeBW` pacing gain (Cardwell et al. 2016).
+pub const TRIAL_GAIN: f64 = 1.25;
 
 /// The share of the window's gain the delivery rate must show for the reading to be a misread.
 /// A queue delivers none of it, a pipe with room all of it; a half splits the two. Ours
 /// (docs/results/chosen-constants.md).
 pub const GREW_SHARE: f64 = 0.5;
 
-/// Probes run only while the window holds more than this many times `beta` datagrams. Below
+/// Trials run only while the window holds more than this many times `beta` datagrams. Below
 /// it the bound's window is an 802.11 chain's few datagrams (the best is about h/4, Fu et al.,
 /// INFOCOM 2003, under `2 x beta` for chains under 32 hops), where a round holds too few samples
 /// for its rate to tell a quarter more; and there a reading off by a fraction of the RTT costs
 /// at most a datagram or two. Ours (docs/results/chosen-constants.md).
 pub const MIN_WINDOW_BETAS: f64 = 2.0;
 
-/// Whether a window of `cwnd` bytes is large enough to probe (more than
+/// Whether a window of `cwnd` bytes is large enough to trial (more than
 /// [`MIN_WINDOW_BETAS`] x `beta` datagrams of `mtu` bytes).
-pub fn probes_at(cwnd: u64, mtu: u64, beta: f64) -> bool {
+pub fn trials_at(cwnd: u64, mtu: u64, beta: f64) -> bool {
     cwnd as f64 > MIN_WINDOW_BETAS * beta * mtu as f64
 }
 
-/// Where a probe is.
+/// Where a trial is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Phase {
     /// The first round after the window grew: its samples are of packets sent at the old window.
     Settling,
-    /// The round the probe measures.
+    /// The round the trial measures.
     Measuring,
 }
 
-/// A rate probe under way.
+/// A rate trial under way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct RateProbe {
+pub struct RateTrial {
     /// The delivery rate of the round that started it, bytes per second.
     pub start_rate: u64,
     /// That round's RTT excess (mean over the base), nanoseconds: the delay the bound read.
     pub start_excess_ns: u64,
-    /// The window before the probe, bytes.
+    /// The window before the trial, bytes.
     pub prior_cwnd: u64,
-    /// Where the probe is.
+    /// Where the trial is.
     pub phase: Phase,
     /// Whether `bdp_cap` was armed when it began.
     pub cap: Cap,
@@ -84,20 +84,20 @@ pub fn delivery_rate(delivered: u64, mean: Duration) -> Option<u64> {
     })
 }
 
-/// The probe's window, bytes: [`PROBE_GAIN`] times `cwnd`, at least a datagram more.
-pub fn probe_window(cwnd: u64, mtu: u64) -> u64 {
+/// The trial's window, bytes: [`TRIAL_GAIN`] times `cwnd`, at least a datagram more.
+pub fn trial_window(cwnd: u64, mtu: u64) -> u64 {
     // `Window::set_cwnd` clamps to `MAX_WINDOW` (2^48), far inside f64's exact range.
-    let gained = (cwnd as f64 * PROBE_GAIN).min(cc_core::MAX_WINDOW as f64) as u64;
+    let gained = (cwnd as f64 * TRIAL_GAIN).min(cc_core::MAX_WINDOW as f64) as u64;
     gained.max(cwnd.saturating_add(mtu))
 }
 
-/// Whether the measured round's rate `rate` shows the probe's gain: at least [`GREW_SHARE`] of
-/// the window's relative growth from `prior_cwnd` to `probe_cwnd` over `start_rate`.
-pub fn grew(start_rate: u64, rate: u64, prior_cwnd: u64, probe_cwnd: u64) -> bool {
+/// Whether the measured round's rate `rate` shows the trial's gain: at least [`GREW_SHARE`] of
+/// the window's relative growth from `prior_cwnd` to `trial_cwnd` over `start_rate`.
+pub fn grew(start_rate: u64, rate: u64, prior_cwnd: u64, trial_cwnd: u64) -> bool {
     if prior_cwnd == 0 || start_rate == 0 {
         return false;
     }
-    let gain = probe_cwnd as f64 / prior_cwnd as f64 - 1.0;
+    let gain = trial_cwnd as f64 / prior_cwnd as f64 - 1.0;
     rate as f64 >= start_rate as f64 * (1.0 + gain * GREW_SHARE)
 }
 
@@ -118,15 +118,15 @@ mod tests {
     }
 
     #[test]
-    fn only_windows_above_twice_beta_probe() {
-        assert!(!probes_at(8 * MTU, MTU, 4.0));
-        assert!(probes_at(8 * MTU + 1, MTU, 4.0));
+    fn only_windows_above_twice_beta_trial() {
+        assert!(!trials_at(8 * MTU, MTU, 4.0));
+        assert!(trials_at(8 * MTU + 1, MTU, 4.0));
     }
 
     #[test]
-    fn the_probe_adds_a_quarter_and_at_least_a_datagram() {
-        assert_eq!(probe_window(40 * MTU, MTU), 50 * MTU);
-        assert_eq!(probe_window(2 * MTU, MTU), 3 * MTU);
+    fn the_trial_adds_a_quarter_and_at_least_a_datagram() {
+        assert_eq!(trial_window(40 * MTU, MTU), 50 * MTU);
+        assert_eq!(trial_window(2 * MTU, MTU), 3 * MTU);
     }
 
     #[test]
