@@ -153,6 +153,15 @@ const PRESETS: &[Preset] = &[
         name: "regimes-ns3-flows",
         text: include_str!("../presets/regimes-ns3-flows.toml"),
     },
+    // A realistic mesh (issue 49): 802.11s and OLSR, Minstrel, fading.
+    Preset {
+        name: "mesh-chain",
+        text: include_str!("../presets/mesh-chain.toml"),
+    },
+    Preset {
+        name: "mesh-grid",
+        text: include_str!("../presets/mesh-grid.toml"),
+    },
 ];
 
 /// Every preset, the demo first.
