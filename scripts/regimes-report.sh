@@ -13,13 +13,11 @@ harness=$(harness_binary)
 cd "$(dirname "$0")/.."
 out=${out:-results/regimes}
 presets=(regimes-netsim regimes-jitter regimes-wifi-lan)
-for stack in quinn noq; do
-  for preset in "${presets[@]}"; do
-    if [ ! -d "$out/$stack/$preset" ]; then
-      echo "$out/$stack/$preset is not a directory: not the regime grid's results" >&2
-      exit 2
-    fi
-  done
+for dir in "${presets[@]/#/quinn/}" "${presets[@]/#/noq/}" ablation; do
+  if [ ! -d "$out/$dir" ]; then
+    echo "$out/$dir is not a directory: not the regime grid's results" >&2
+    exit 2
+  fi
 done
 # The document is printed only once it is whole.
 report=$(mktemp)
@@ -54,6 +52,17 @@ for stack in quinn noq; do
   "$harness" scorecard targets "${presets[@]/#/$out/$stack/}" --targets regimes --pooled \
     --split docs/results/regimes-split.toml
 done
+cat <<'ABLATION'
+
+## Ablation
+
+Each of the composite's mechanisms switched off on quinn (scripts/regimes-evaluation.sh; a
+switch's row is its knob, `probe_backoff` is `probe_backoff_max = 1`), against the whole
+composite at every cell, development and validation alike, seed by seed: below 1, the mechanism
+helps there.
+
+ABLATION
+"$harness" scorecard ablation "$out" --stack quinn
 cat <<'PICTURES'
 
 ## Throughput and delay

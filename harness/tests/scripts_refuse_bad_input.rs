@@ -113,6 +113,12 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
             &["half/quinn/regimes-netsim is not a directory"],
         ),
         ("readme-table.sh", &["--check", "b"], &["usage"]),
+        ("regimes-evaluation.sh", &["a", "b"], &["usage"]),
+        (
+            "regimes-evaluation.sh",
+            &[""],
+            &["empty directory argument"],
+        ),
     ] {
         refused(d, "bash", script, args, needles);
     }

@@ -1,0 +1,12 @@
+# The composite's ablations, declared once for scripts/manet-evaluation.sh and
+# scripts/regimes-evaluation.sh: DIR:SETTING, each one mechanism off (a switch's directory is its
+# knob; SETTING is `harness sweep --set manet.SETTING`).
+# shellcheck disable=SC2034 # read by the scripts that source this file
+manet_ablations=(backlog_bound:backlog_bound=false cubic_growth:cubic_growth=false
+  westwood_floor:westwood_floor=false competitive_mode:competitive_mode=false
+  probe_restore:probe_restore=false probe_backoff:probe_backoff_max=1
+  slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false
+  empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false
+  refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false
+  jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false rate_check:rate_check=false
+  queue_free_loss:queue_free_loss=false)
