@@ -16,6 +16,8 @@
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
 source "$(dirname "$0")/check-args.sh"
+# shellcheck source=scripts/manet-ablations.sh
+source "$(dirname "$0")/manet-ablations.sh"
 check_args 0 1 "[OUT_DIR]" "$@"
 # OUT_DIR and HARNESS are the caller's (relative to where the command runs); the defaults are
 # this repository's.
@@ -132,14 +134,7 @@ for packets in 2 3 4 5; do
     --set "fixed.packets=$packets" --seeds 5
 done
 # Ablations on quinn: each mechanism off (DIR:SETTING; a switch's directory is its knob).
-for ablation in backlog_bound:backlog_bound=false cubic_growth:cubic_growth=false \
-  westwood_floor:westwood_floor=false competitive_mode:competitive_mode=false \
-  probe_restore:probe_restore=false probe_backoff:probe_backoff_max=1 \
-  slow_start_exit:slow_start_exit=false reset_base_on_timeout:reset_base_on_timeout=false \
-  empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false \
-  refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false \
-  jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false rate_check:rate_check=false \
-  queue_free_loss:queue_free_loss=false; do
+for ablation in "${manet_ablations[@]}"; do
   dir=${ablation%%:*}
   setting=manet.${ablation#*:}
   for preset in demo petra-table-4.2 coexist-wireless chain; do

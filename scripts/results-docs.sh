@@ -376,7 +376,8 @@ PY
 # The composite's throughput-delay pictures, one per experiment of its evaluation and of the
 # regime grid (the fixed windows are references, not experiments).
 mkdir -p "$tables/throughput-delay"
-for dir in results/manet/quinn/* results/manet/noq/* results/manet/papers-ns3/* results/regimes/*/*; do
+for dir in results/manet/quinn/* results/manet/noq/* results/manet/papers-ns3/* results/regimes/quinn/* \
+  results/regimes/noq/*; do
   case $dir in *-fixed-*) continue ;; esac
   case $dir in results/manet/*) name=${dir#results/manet/} ;; *) name=${dir#results/} ;; esac
   run_harness scorecard throughput-delay "$dir" --out "$tables/throughput-delay/${name//\//-}.svg"
