@@ -56,7 +56,7 @@ fn the_papers_pool_counts_a_shared_default_point_once() {
     let dir = tempfile::tempdir().unwrap();
     let papers = results().join("manet/papers-ns3");
     let mut args = vec!["scorecard", "targets", "--pooled"];
-    let dirs: Vec<PathBuf> = ["abra-nodes-ns3", "abra-pause-ns3", "abra-speed-ns3"]
+    let dirs: Vec<PathBuf> = ["abra-pause-ns3", "abra-speed-ns3"]
         .iter()
         .map(|d| papers.join(d))
         .collect();
@@ -64,10 +64,10 @@ fn the_papers_pool_counts_a_shared_default_point_once() {
     let output = run_in(dir.path(), &args);
     assert!(output.status.success(), "{}", stderr(&output));
     let text = stdout(&output);
-    // 5 + 6 + 6 points of 5 seeds, the default point (nodes=50, pause 10 s, speed 15 m/s) in
-    // all three: 85 pairs offered, 75 distinct.
+    // 6 + 6 points of 5 seeds, the default point (pause 10 s, speed 15 m/s) in both: 60 pairs
+    // offered, 55 distinct.
     assert!(
-        text.contains("(75 pairs (10 more were the same runs under another point, counted once))"),
+        text.contains("(55 pairs (5 more were the same runs under another point, counted once))"),
         "{text}"
     );
 }
