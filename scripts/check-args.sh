@@ -26,3 +26,17 @@ harness_binary() {
     echo "$root/target/release/harness"
   fi
 }
+
+# `sweep_adopting HARNESS OUT ADOPT_FROM NAME ARGS...` runs `HARNESS sweep ARGS --out OUT/NAME`,
+# adopting the runs of ADOPT_FROM/NAME when that directory exists (ADOPT_FROM may be empty): after
+# a change of the composite alone, the baselines come from an earlier sweep and only the
+# composite's runs are made again.
+sweep_adopting() {
+  local harness=$1 out=$2 adopt_from=$3 name=$4
+  shift 4
+  local adopt=()
+  if [ -n "$adopt_from" ] && [ -d "$adopt_from/$name" ]; then
+    adopt=(--adopt "$adopt_from/$name")
+  fi
+  "$harness" sweep "$@" "${adopt[@]}" --out "$out/$name"
+}

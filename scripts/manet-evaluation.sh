@@ -66,11 +66,7 @@ sweep() { # name, then harness sweep arguments
     grep -e '--out' <<<"$plan"
     return
   fi
-  local adopt=()
-  if [ -n "$adopt_from" ] && [ -d "$adopt_from/$name" ]; then
-    adopt=(--adopt "$adopt_from/$name")
-  fi
-  "$harness" sweep "$@" "${adopt[@]}" --jobs "$jobs" --out "$out/$name"
+  sweep_adopting "$harness" "$out" "$adopt_from" "$name" "$@" --jobs "$jobs"
 }
 # ns-3's chains under other 802.11 settings, beyond the targets' presets: DIR:KEY=VALUE,... under
 # [ns3]; the `--ns3` arguments of one are `chain_settings DIR`'s output, one per line.

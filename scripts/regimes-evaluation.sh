@@ -20,13 +20,7 @@ cd "$(dirname "$0")/.."
 out=${out:-results/regimes}
 presets=(regimes-netsim regimes-jitter regimes-wifi-lan)
 sweep() { # name, then harness sweep arguments
-  local name=$1
-  shift
-  local adopt=()
-  if [ -n "$adopt_from" ] && [ -d "$adopt_from/$name" ]; then
-    adopt=(--adopt "$adopt_from/$name")
-  fi
-  "$harness" sweep "$@" "${adopt[@]}" --seeds 5 --jobs "${JOBS:-2}" --out "$out/$name"
+  sweep_adopting "$harness" "$out" "$adopt_from" "$@" --seeds 5 --jobs "${JOBS:-2}"
 }
 for stack in quinn noq; do
   bbr=bbr
