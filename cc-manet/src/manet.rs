@@ -427,8 +427,7 @@ impl Manet {
             self.window.cwnd(),
             self.window.mtu(),
         )?;
-        let mut window = self.window.clone();
-        window.set_cwnd(drained);
+        d.restart_window(&self.window, drained);
         d.mode = Mode::Draining(DrainRound {
             start_delay_ns: cc_core::saturating_ns(delay),
             start_spread_ns: cc_core::saturating_ns(spread),
@@ -437,8 +436,6 @@ impl Manet {
             purpose,
             cap,
         });
-        d.window = Some(window);
-        d.cubic = CubicRestart::StartAt;
         d.growth = Growth::Held;
         d.schedule.queued_rounds = 0;
         d.rule = ManetDecision::DrainRound;
@@ -456,11 +453,10 @@ impl Manet {
         cap: Cap,
     ) -> Option<Decision> {
         let start_rate = rate_check::delivery_rate(input.delivered, round.mean)?;
-        let mut window = self.window.clone();
-        window.set_cwnd(rate_check::trial_window(
-            self.window.cwnd(),
-            self.window.mtu(),
-        ));
+        d.restart_window(
+            &self.window,
+            rate_check::trial_window(self.window.cwnd(), self.window.mtu()),
+        );
         d.mode = Mode::RateTrial(RateTrial {
             start_rate,
             start_excess_ns: cc_core::saturating_ns(round.mean.saturating_sub(base)),
@@ -468,8 +464,6 @@ impl Manet {
             phase: rate_check::Phase::Settling,
             cap,
         });
-        d.window = Some(window);
-        d.cubic = CubicRestart::StartAt;
         d.growth = Growth::Held;
         d.rate_schedule.queued_rounds = 0;
         d.rule = ManetDecision::RateTrial;
@@ -510,10 +504,7 @@ impl Manet {
             };
             d.rule = ManetDecision::RateGrew;
         } else {
-            let mut window = self.window.clone();
-            window.set_cwnd(self.window.cwnd().min(trial.prior_cwnd));
-            d.window = Some(window);
-            d.cubic = CubicRestart::StartAt;
+            d.restart_window(&self.window, self.window.cwnd().min(trial.prior_cwnd));
             d.rate_schedule.interval =
                 drain_round::backed_off(d.rate_schedule.interval, &self.config);
             d.rate_room = false;
@@ -551,10 +542,8 @@ impl Manet {
             // BBR's ProbeRTT exit (Linux tcp_bbr.c, bbr_restore_cwnd): the drain answered its
             // question, so the window goes back to what it was instead of regrowing a datagram
             // per round.
-            let mut window = self.window.clone();
-            window.set_cwnd(drain_round::restored(window.cwnd(), drain.prior_cwnd));
-            d.window = Some(window);
-            d.cubic = CubicRestart::StartAt;
+            let restored = drain_round::restored(self.window.cwnd(), drain.prior_cwnd);
+            d.restart_window(&self.window, restored);
         }
         match competitive_mode::judge(Duration::from_nanos(drain.start_delay_ns), delay) {
             Verdict::CompetingQueue => {

@@ -192,6 +192,15 @@ impl Decision {
         self.rate_room = false;
     }
 
+    /// Sets the window to `cwnd` bytes (ssthresh as in `window`), with CUBIC's epoch starting
+    /// there: a window set outright, not grown to.
+    pub fn restart_window(&mut self, window: &Window, cwnd: u64) {
+        let mut window = window.clone();
+        window.set_cwnd(cwnd);
+        self.window = Some(window);
+        self.cubic = CubicRestart::StartAt;
+    }
+
     /// The window after the decision, `before` when it does not change it.
     #[cfg(test)]
     pub fn cwnd_after(&self, before: u64) -> u64 {
