@@ -15,14 +15,15 @@ check_args() {
 }
 
 # `harness=$(harness_binary)`: HARNESS (a path from the caller's directory) or, unset, a release
-# build of this repository made now. Call it before the script changes directory.
+# build of this repository made now, with HARNESS_FEATURES' cargo features (e.g. ns3). Call it
+# before the script changes directory.
 harness_binary() {
   if [ -n "${HARNESS:-}" ]; then
     realpath -m -- "$HARNESS"
   else
     local root
     root=$(cd "$(dirname "$0")/.." && pwd)
-    (cd "$root" && cargo build --release -q -p harness --locked >&2)
+    (cd "$root" && cargo build --release -q -p harness --features "${HARNESS_FEATURES:-}" --locked >&2)
     echo "$root/target/release/harness"
   fi
 }
@@ -39,4 +40,30 @@ sweep_adopting() {
     adopt=(--adopt "$adopt_from/$name")
   fi
   "$harness" sweep "$@" "${adopt[@]}" --out "$out/$name"
+}
+
+# `require_dirs WHAT DIR...` exits 2 at the first DIR that is not a directory, saying it is not
+# WHAT (e.g. "the regime grid's results").
+require_dirs() {
+  local what=$1 dir
+  shift
+  for dir in "$@"; do
+    if [ ! -d "$dir" ]; then
+      echo "$dir is not a directory: not $what" >&2
+      exit 2
+    fi
+  done
+}
+
+# A report script's document is printed only once it is whole: between `begin_report` and
+# `end_report` standard output goes to a temporary file, so a failure half-way leaves a
+# redirect target empty, not truncated.
+begin_report() {
+  report_file=$(mktemp)
+  trap 'rm -f "$report_file"' EXIT
+  exec 3>&1 >"$report_file"
+}
+end_report() {
+  exec >&3
+  cat "$report_file"
 }

@@ -19,11 +19,7 @@ if [ ! -d "$out/quinn" ] || [ ! -d "$out/noq" ]; then
   echo "$out is not the composite's results directory (no quinn/ and noq/ in it)" >&2
   exit 2
 fi
-# The document is printed only once it is whole: a failure half-way (a missing directory)
-# leaves a redirect target empty, not truncated.
-report=$(mktemp)
-trap 'rm -f "$report"' EXIT
-exec 3>&1 >"$report"
+begin_report
 fixed=()
 for packets in 2 3 4 5; do
   fixed+=(--fixed "$out/quinn/ns3-chain-fixed-$packets")
@@ -187,5 +183,4 @@ cat <<'MISSES'
 The reading of these tables, mechanism by mechanism, is hand-written beside them:
 [manet-analysis.md](manet-analysis.md). Each figure it quotes is one of this page's.
 MISSES
-exec >&3
-cat "$report"
+end_report

@@ -13,16 +13,9 @@ harness=$(harness_binary)
 cd "$(dirname "$0")/.."
 out=${out:-results/regimes}
 presets=(regimes-netsim regimes-jitter regimes-wifi-lan)
-for dir in "${presets[@]/#/quinn/}" "${presets[@]/#/noq/}" ablation; do
-  if [ ! -d "$out/$dir" ]; then
-    echo "$out/$dir is not a directory: not the regime grid's results" >&2
-    exit 2
-  fi
-done
-# The document is printed only once it is whole.
-report=$(mktemp)
-trap 'rm -f "$report"' EXIT
-exec 3>&1 >"$report"
+require_dirs "the regime grid's results" "${presets[@]/#/$out/quinn/}" "${presets[@]/#/$out/noq/}" \
+  "$out/ablation"
+begin_report
 cat <<'HEAD'
 # The regime grid: the composite judged where it was not tuned
 
@@ -78,5 +71,4 @@ for stack in quinn noq; do
   done
   printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
 done
-exec >&3
-cat "$report"
+end_report
