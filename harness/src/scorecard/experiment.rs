@@ -284,6 +284,21 @@ impl Experiment {
         )))
     }
 
+    /// The label `controller`'s runs carry here: `controller` itself, or else the one
+    /// controller of that name with knobs set (`manet{rate_check=false}`, an ablation's sweep).
+    pub fn scored(&self, controller: &str) -> Result<String> {
+        let have = self.controllers();
+        if have.contains(controller) {
+            return Ok(controller.to_owned());
+        }
+        let prefix = format!("{controller}{{");
+        let mut with_knobs = have.iter().filter(|c| c.starts_with(&prefix));
+        match (with_knobs.next(), with_knobs.next()) {
+            (Some(only), None) => Ok((*only).to_owned()),
+            _ => self.require(&[controller]).map(|()| controller.to_owned()),
+        }
+    }
+
     /// The directory's own name (`ns3-chain`): what a split file names a cell by.
     pub fn cell_name(&self) -> String {
         self.path

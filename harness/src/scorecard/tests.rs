@@ -293,3 +293,29 @@ fn the_regime_targets_hold_each_cell_to_095_of_cubic_and_09_of_the_best() {
     assert!(doc.contains("| R1 MISSED, R2 MISSED |"), "{doc}");
     assert!(doc.contains("2 targets met, 2 missed"), "{doc}");
 }
+
+/// An ablation's sweep holds the scored controller with a knob set: Jain's target reads it, and
+/// a name the experiment has in neither form is refused.
+#[test]
+fn jain_scores_the_controller_with_its_knob_set() {
+    let ablated = experiment(
+        "ablation/rate_check/coexist-own4",
+        vec![point(
+            "path=50M-80ms",
+            false,
+            vec![(
+                "manet{rate_check=false}",
+                runs("a", "manet", &[1.0, 1.0], 50.0),
+            )],
+        )],
+    );
+    let doc = super::jain::jain(std::slice::from_ref(&ablated), "manet").unwrap();
+    let text = doc.markdown();
+    assert!(text.contains("manet{rate_check=false} >= 0.95"), "{text}");
+    assert!(text.contains("| met |"), "{text}");
+    let err = super::jain::jain(&[ablated], "cubic").unwrap_err();
+    assert!(
+        err.to_string().contains("no runs of that controller"),
+        "{err}"
+    );
+}
