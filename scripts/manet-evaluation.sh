@@ -139,6 +139,8 @@ for ablation in "${manet_ablations[@]}"; do
   sweep "ablation/$dir/ns3-chain" --preset ns3-chain --controllers manet --set "$setting" --seeds 5
   sweep "ablation/$dir/jitter" --preset jitter --controllers manet \
     --set "$setting"
+  sweep "ablation/$dir/coexist-own4" --preset coexist --mix run,run,run,run --controllers manet \
+    --set "$setting"
 done
 # quinn's send check uncompensated (manet's quinn_full_window, on by default, off).
 for preset in demo petra-table-4.2 coexist-wireless chain; do

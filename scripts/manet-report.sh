@@ -7,6 +7,8 @@
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
 source "$(dirname "$0")/check-args.sh"
+# shellcheck source=scripts/manet-ablations.sh
+source "$(dirname "$0")/manet-ablations.sh"
 check_args 0 1 "[RESULTS_DIR]" "$@"
 # A directory given is the caller's (relative to where the command runs); the default is
 # this repository's.
@@ -125,6 +127,17 @@ mean over seeds (the smallest in brackets), `manet` beside Cubic's four.
 
 JAIN
 scorecard jain "$out/quinn/coexist-own4"
+cat <<'JAIN'
+
+The same four flows with each mechanism switched off alone (the ablation's sweeps below): which
+mechanism moves the shares.
+
+JAIN
+own4_ablations=()
+for ablation in "${manet_ablations[@]}"; do
+  own4_ablations+=("$out/ablation/${ablation%%:*}/coexist-own4")
+done
+scorecard jain "${own4_ablations[@]}"
 cat <<'ABL'
 
 ## Ablation (quinn)
@@ -132,7 +145,9 @@ cat <<'ABL'
 Each mechanism switched off alone (`--set manet.KNOB=false`; `probe_backoff` is
 `probe_backoff_max=1`, `quinn_full_window` is `--quinn-full-window=false`), seed by seed against the full composite: below 1, the mechanism helps
 at that point. On ns-3's chains under 802.11a and 802.11g and on one 802.11a hop only
-`bdp_cap` is switched off (`-`: not run).
+`bdp_cap` is switched off (`-`: not run). On `coexist-own4` (four flows of the composite) the
+goodput is the first flow's, so its ratios carry the flows' unequal shares; its Jain table is
+above.
 
 ABL
 scorecard ablation "$out"
