@@ -18,10 +18,12 @@
 #   karak-ber-backends.md          Karak's bit-error sweep on ns-3 and on netsim with and
 #                                  without its 802.11 layer.
 #   throughput-delay/<stack>-<preset>.svg  per experiment of the composite's evaluation
-#                       (results/manet/STACK/PRESET), and regimes-<stack>-<preset>.svg per
-#                       preset of the regime grid: `harness scorecard throughput-delay`.
-# results/manet's and results/regimes' tables are not made here: docs/results/manet.md and
-# regimes.md are scripts/manet-report.sh's and scripts/regimes-report.sh's.
+#                       (results/manet/STACK/PRESET), and regimes-<stack>-<preset>.svg and
+#                       mesh-<stack>-<preset>.svg per preset of the regime grid and of the
+#                       realistic meshes: `harness scorecard throughput-delay`.
+# results/manet's, results/regimes' and results/mesh's tables are not made here:
+# docs/results/manet.md, regimes.md and mesh.md are scripts/manet-report.sh's,
+# scripts/regimes-report.sh's and scripts/mesh-report.sh's.
 # CI: tmp=$(mktemp -d) && bash scripts/results-docs.sh "$tmp" && diff -r docs/results/tables "$tmp/tables"
 set -euo pipefail
 # shellcheck source=scripts/check-args.sh
@@ -172,7 +174,7 @@ sys.stdout.write("\n".join(parts) + "\n")
 PY
 }
 
-for dir in $(find results -name 'shard-*.jsonl' -printf '%h\n' | sed 's|^results/||' | grep -v '^\(manet\|regimes\)\(/\|$\)' | LC_ALL=C sort -u); do
+for dir in $(find results -name 'shard-*.jsonl' -printf '%h\n' | sed 's|^results/||' | grep -v '^\(manet\|regimes\|mesh\)\(/\|$\)' | LC_ALL=C sort -u); do
   name=${dir//\//-}
   run_harness merge "results/$dir" --markdown "$work/$name.md" --json "$work/$name.json"
   if grep -q '"controller":"tcp-newreno"' "results/$dir"/shard-*.jsonl; then
@@ -377,7 +379,7 @@ PY
 # regime grid (the fixed windows are references, not experiments).
 mkdir -p "$tables/throughput-delay"
 for dir in results/manet/quinn/* results/manet/noq/* results/manet/papers-ns3/* results/regimes/quinn/* \
-  results/regimes/noq/*; do
+  results/regimes/noq/* results/mesh/quinn/* results/mesh/noq/*; do
   case $dir in *-fixed-*) continue ;; esac
   case $dir in results/manet/*) name=${dir#results/manet/} ;; *) name=${dir#results/} ;; esac
   run_harness scorecard throughput-delay "$dir" --out "$tables/throughput-delay/${name//\//-}.svg"

@@ -113,6 +113,16 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
             &["half/quinn/regimes-netsim is not a directory"],
         ),
         ("readme-table.sh", &["--check", "b"], &["usage"]),
+        ("loopback-cost.sh", &["a", "b"], &["usage"]),
+        ("loopback-cost.sh", &["x"], &["PAIRS must be a whole number from 1 to 99"]),
+        ("mesh-report.sh", &["a", "b"], &["usage"]),
+        (
+            "mesh-report.sh",
+            &["half"],
+            &["half/quinn/mesh-chain is not a directory"],
+        ),
+        ("mesh-evaluation.sh", &["a", "b"], &["usage"]),
+        ("mesh-evaluation.sh", &[""], &["empty directory argument"]),
         ("regimes-evaluation.sh", &["a", "b"], &["usage"]),
         (
             "regimes-evaluation.sh",
