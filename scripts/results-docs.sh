@@ -381,6 +381,7 @@ mkdir -p "$tables/throughput-delay"
 for dir in results/manet/quinn/* results/manet/noq/* results/manet/papers-ns3/* results/regimes/quinn/* \
   results/regimes/noq/* results/mesh/quinn/* results/mesh/noq/*; do
   case $dir in *-fixed-*) continue ;; esac
+  [ -d "$dir" ] || continue # a glob that matched nothing
   case $dir in results/manet/*) name=${dir#results/manet/} ;; *) name=${dir#results/} ;; esac
   run_harness scorecard throughput-delay "$dir" --out "$tables/throughput-delay/${name//\//-}.svg"
 done
