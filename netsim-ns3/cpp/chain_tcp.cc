@@ -29,7 +29,8 @@
 //        variant (newreno | cubic | vegas | westwood | westwoodplus),
 //        rate_control (constant | minstrel | ideal | minstrel_ht), propagation (range | nakagami),
 //        standard (802.11b | 802.11a | 802.11g | 802.11n-2.4GHz | 802.11n-5GHz), mcs (7; 802.11n
-//        constant only), ofdm_mbps (6; 802.11a/g constant only), routing (aodv | hwmp)
+//        constant only), ofdm_mbps (6; 802.11a/g constant only), routing (aodv | hwmp),
+//        max_packet_failure (2, ns-3's; hwmp: PeerLink::MaxPacketFailure)
 // prints: "rx_bytes=N" (bytes the sink application got) and "events=N"
 #include "ns3/aodv-module.h"
 #include "ns3/applications-module.h"
@@ -77,7 +78,7 @@ int
 main(int argc, char** argv)
 {
     double hops = 4, run = 1, duration_s = 60, start_s = 0, segment = 1428, queue = 50, spacing = 200,
-           range = 250, gratuitous = 1, mcs = 7, ofdm_mbps = 6;
+           range = 250, gratuitous = 1, mcs = 7, ofdm_mbps = 6, maxPacketFailure = 2;
     std::string variant = "newreno";
     std::string rateControl = "constant";
     std::string propagation = "range";
@@ -110,12 +111,13 @@ main(int argc, char** argv)
         else if (key == "mcs") mcs = parse(key, v, 0, 7);
         else if (key == "ofdm_mbps") ofdm_mbps = parse(key, v, 6, 54);
         else if (key == "routing") routing = v;
+        else if (key == "max_packet_failure") maxPacketFailure = parse(key, v, 1, 65535);
         else
         {
             std::fprintf(stderr,
                          "ns3-chain-tcp: unknown key '%s' (hops, run, duration_s, start_s, segment, "
                          "queue, spacing, range, gratuitous, variant, rate_control, propagation, standard, mcs, "
-                         "ofdm_mbps, routing)\n",
+                         "ofdm_mbps, routing, max_packet_failure)\n",
                          key.c_str());
             return 2;
         }
@@ -262,6 +264,8 @@ main(int argc, char** argv)
     int64_t stream = 0;
     if (mesh)
     {
+        Config::SetDefault("ns3::dot11s::PeerLink::MaxPacketFailure",
+                           UintegerValue(static_cast<uint32_t>(maxPacketFailure)));
         MeshHelper meshHelper;
         meshHelper.SetStackInstaller("ns3::Dot11sStack");
         meshHelper.SetSpreadInterfaceChannels(MeshHelper::ZERO_CHANNEL);

@@ -48,6 +48,7 @@ main(int argc, char** argv)
     sc.arp_dead_timeout_ns = 100000000000LL; // ns-3's defaults
     sc.arp_pending_packets = 3;
     sc.aodv_gratuitous_reply = 0; // the backend's default (AodvConfig)
+    sc.mesh_max_packet_failure = 2; // ns-3's default (MeshConfig)
     int64_t start = 1000000000, interval = 9600000, end = 30000000000LL;
     uint32_t count = 0, len = 1200;
     std::string data_mode = sc.data_mode, control_mode = sc.control_mode;

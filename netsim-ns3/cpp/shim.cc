@@ -970,6 +970,11 @@ Build(const Ns3Scenario& sc)
     // ns-3 3.37's RecvRequest it can route the destination through a node without a valid
     // route back (NS3.md, pitfalls: the AODV black hole).
     Config::SetDefault("ns3::aodv::RoutingProtocol::GratuitousReply", BooleanValue(sc.aodv_gratuitous_reply != 0));
+    // 802.11s: failed frames in a row before a peer link closes. ns-3 3.37 closes it inside the
+    // MAC's drop trace, which also fires for frames that expire while a frame exchange starts;
+    // the Peer Link Close is then sent inside that exchange, which sends too, and the PHY
+    // aborts (README, "The 802.11s abort"). A large value leaves the closing to beacon loss.
+    Config::SetDefault("ns3::dot11s::PeerLink::MaxPacketFailure", UintegerValue(sc.mesh_max_packet_failure));
 
     g = std::make_unique<State>();
     std::memset(&g->stats, 0, sizeof(g->stats));

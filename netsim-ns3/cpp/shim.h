@@ -88,6 +88,7 @@ typedef struct {
     double nakagami_m0;
     double nakagami_m1;
     double nakagami_m2;
+    uint32_t mesh_max_packet_failure; // NS3_ROUTING_HWMP: PeerLink::MaxPacketFailure (ns-3's: 2)
 } Ns3Scenario;
 
 // One direction's accounting over every pair: A->B is index 0, B->A index 1.

@@ -77,6 +77,11 @@ pub struct Ns3Config {
     /// AODV's settings (unused with another routing protocol). The default closes ns-3 3.37's AODV
     /// black hole ([`AodvConfig::gratuitous_reply`] false).
     pub aodv: AodvConfig,
+    /// The 802.11s mesh's settings, with `routing = "hwmp"` only (default: ns-3's). Left out of
+    /// a serialized config at its default, so the configs (and run ids) written before it
+    /// existed stay what they were.
+    #[serde(skip_serializing_if = "MeshConfig::is_ns3_default")]
+    pub mesh: MeshConfig,
     /// ns-3 time at which the link epoch (the QUIC stacks' time zero) starts (default 0 s).
     /// A warm-up for proactive routing: OLSR needs a few seconds of HELLO and TC messages
     /// before it has routes. Range `[0 s, 5 min]` ([`MAX_START`]).
@@ -109,6 +114,7 @@ impl Default for Ns3Config {
             background: Vec::new(),
             arp: ArpConfig::default(),
             aodv: AodvConfig::default(),
+            mesh: MeshConfig::default(),
             start: Duration::ZERO,
             step: Duration::from_millis(1),
             route_sample: Duration::from_millis(100),
@@ -407,6 +413,38 @@ impl AodvConfig {
         Self {
             gratuitous_reply: true,
         }
+    }
+}
+
+/// ns-3's 802.11s mesh (`routing = "hwmp"`): peering and HWMP.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct MeshConfig {
+    /// How many frames to a peer may fail in a row before its peer link is closed (ns-3's
+    /// `ns3::dot11s::PeerLink::MaxPacketFailure`, default 2, ns-3's). Range `[1, 65535]`.
+    ///
+    /// ns-3 3.37 aborts some meshes with it ("Invalid WifiPhy state.", `WifiPhyStateHelper::
+    /// SwitchToTx`): a frame that expires in the queue (500 ms) while a frame exchange starts
+    /// counts as failed, and the peer link it closes queues a Peer Link Close that is sent at
+    /// once, inside that exchange, which then sends too (netsim-ns3's README, "The 802.11s
+    /// abort"). 65535 (the attribute's largest value) leaves the closing to beacon loss (two
+    /// beacons, ns-3's `MaxBeaconLoss`), outside any frame exchange, and the abort goes.
+    pub peer_link_max_packet_failure: u16,
+}
+
+impl Default for MeshConfig {
+    /// ns-3's.
+    fn default() -> Self {
+        Self {
+            peer_link_max_packet_failure: 2,
+        }
+    }
+}
+
+impl MeshConfig {
+    /// True for ns-3's defaults.
+    pub fn is_ns3_default(&self) -> bool {
+        *self == Self::default()
     }
 }
 
@@ -1041,8 +1079,26 @@ impl Ns3Config {
         Ok(())
     }
 
-    /// Refuses what ns-3 3.37's 802.11s mesh cannot build: any standard but 802.11a.
+    /// Refuses what ns-3 3.37's 802.11s mesh cannot build: any standard but 802.11a; and mesh
+    /// settings without the mesh.
     fn validate_mesh(&self) -> Result<(), ConfigError> {
+        if self.mesh.peer_link_max_packet_failure == 0 {
+            return Err(ConfigError::invalid(
+                "mesh.peer_link_max_packet_failure",
+                "must be at least 1 (ns-3 closes a peer link after this many failed frames; at \
+                 most 65535)",
+            ));
+        }
+        if self.routing != Routing::Hwmp && !self.mesh.is_ns3_default() {
+            return Err(ConfigError::invalid(
+                "mesh.peer_link_max_packet_failure",
+                format!(
+                    "is an 802.11s mesh setting, not used with routing = \"{}\": use routing = \
+                     \"hwmp\", or leave it out",
+                    self.routing.as_str()
+                ),
+            ));
+        }
         if self.routing != Routing::Hwmp || self.wifi.standard == Standard::A {
             return Ok(());
         }

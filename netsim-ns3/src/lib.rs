@@ -73,7 +73,7 @@ mod trace;
 
 pub use config::{
     AodvConfig, ArpConfig, BackgroundFlow, MAX_BACKGROUND_PACKETS_PER_S, MAX_NAKAGAMI_M, MAX_NODES,
-    MAX_ROUTE_CHECKS_PER_S, MAX_START, MAX_STEP, MIN_NAKAGAMI_M, MIN_STEP, Movement,
+    MAX_ROUTE_CHECKS_PER_S, MAX_START, MAX_STEP, MIN_NAKAGAMI_M, MIN_STEP, MeshConfig, Movement,
     NETSIM_MOVEMENT_HORIZON, Nakagami, Ns3Config, Propagation, RateControl, Routing, Standard,
     Topology, WifiConfig,
 };

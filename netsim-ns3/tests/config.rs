@@ -433,3 +433,43 @@ fn an_802_11s_mesh_reads_and_runs_over_802_11a_only() {
         ),
     ]);
 }
+
+#[test]
+fn the_mesh_s_peer_link_setting_reads_is_left_out_at_ns3_s_default_and_needs_the_mesh() {
+    let config = parse(
+        "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 65535 }\n[wifi]\n\
+         standard = \"802.11a\"\ndata_rate_mbps = 12",
+    )
+    .unwrap();
+    assert_eq!(config.mesh.peer_link_max_packet_failure, 65535);
+    let text = serde_json::to_string(&config).unwrap();
+    assert!(
+        text.contains(r#""mesh":{"peer_link_max_packet_failure":65535}"#),
+        "{text}"
+    );
+    assert_eq!(serde_json::from_str::<Ns3Config>(&text).unwrap(), config);
+    // Run ids hash the written config: ns-3's default is not written, so a mesh config from
+    // before the setting existed keeps its text.
+    let default = serde_json::to_string(&Ns3Config::default()).unwrap();
+    assert!(!default.contains("mesh"), "{default}");
+    assert_refused(&[
+        (
+            "mesh = { peer_link_max_packet_failure = 65535 }",
+            "mesh.peer_link_max_packet_failure: is an 802.11s mesh setting, not used with \
+             routing = \"aodv\": use routing = \"hwmp\", or leave it out",
+        ),
+        (
+            "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 0 }\n[wifi]\n\
+             standard = \"802.11a\"\ndata_rate_mbps = 12",
+            "mesh.peer_link_max_packet_failure: must be at least 1",
+        ),
+        (
+            "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 65536 }",
+            "peer_link_max_packet_failure",
+        ),
+        (
+            "routing = \"hwmp\"\nmesh = { max_packet_failure = 3 }",
+            "unknown field `max_packet_failure`, expected `peer_link_max_packet_failure`",
+        ),
+    ]);
+}

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use netsim_ns3::{
     CHAIN_TCP_PROGRAM, Error, Nakagami, Ns3Config, Ns3Stats, Propagation, RateControl, Routing,
-    Session, Standard, TcpBulk, TcpFlowReport, TcpVariant, Topology,
+    Session, Standard, TcpBulk, TcpFlowReport, TcpVariant, Topology, WifiConfig,
 };
 
 const SECONDS: u64 = 15;
@@ -346,6 +346,47 @@ fn over_an_802_11s_mesh_the_backend_delivers_what_a_standalone_program_delivers(
         let (ip_routed, _) = warm_flow(&aodv, seed, variant);
         assert_ne!(ip_routed.rx_bytes, flow.rx_bytes, "{case}");
     }
+}
+
+/// The peer-link setting the mesh presets use (netsim-ns3's README, "The 802.11s abort") on a
+/// fading 802.11s chain with Minstrel: the backend delivers what a standalone program given
+/// the same setting delivers.
+#[test]
+fn the_peer_link_setting_reaches_ns3_and_the_standalone_program_alike() {
+    let mut config = mesh_chain(3, 12.0);
+    config.mesh.peer_link_max_packet_failure = 65535;
+    config.wifi.rate_control = RateControl::Minstrel;
+    config.wifi.data_rate_mbps = WifiConfig::default().data_rate_mbps;
+    config.propagation = Propagation::Nakagami(Nakagami::default());
+    config.topology = Topology::Chain { spacing: 30.0 };
+    config.validate().unwrap();
+    let seed = 2;
+    let (flow, _) = warm_flow(&config, seed, TcpVariant::NewReno);
+    let arguments = |failures: u16| {
+        vec![
+            "hops=3".to_owned(),
+            format!("run={seed}"),
+            format!("start_s={}", MESH_WARM_UP.as_secs()),
+            format!("duration_s={SECONDS}"),
+            "variant=newreno".to_owned(),
+            "segment=1200".to_owned(),
+            "standard=802.11a".to_owned(),
+            "rate_control=minstrel".to_owned(),
+            "propagation=nakagami".to_owned(),
+            "spacing=30".to_owned(),
+            "routing=hwmp".to_owned(),
+            format!("max_packet_failure={failures}"),
+        ]
+    };
+    assert_eq!(
+        flow.rx_bytes,
+        standalone_rx(&arguments(65535)),
+        "{}: the same bytes as the standalone program",
+        config.describe()
+    );
+    assert!(flow.rx_bytes > 100_000, "{flow:?}");
+    // The setting acts: ns-3's default closes peer links on this chain, and delivers other bytes.
+    assert_ne!(standalone_rx(&arguments(2)), flow.rx_bytes, "the setting acts");
 }
 
 #[test]

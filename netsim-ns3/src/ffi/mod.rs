@@ -80,6 +80,7 @@ pub(crate) struct Ns3Scenario {
     pub nakagami_m0: f64,
     pub nakagami_m1: f64,
     pub nakagami_m2: f64,
+    pub mesh_max_packet_failure: u32,
 }
 
 #[repr(C)]
