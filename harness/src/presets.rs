@@ -162,6 +162,10 @@ const PRESETS: &[Preset] = &[
         name: "mesh-grid",
         text: include_str!("../presets/mesh-grid.toml"),
     },
+    Preset {
+        name: "mesh-mobile",
+        text: include_str!("../presets/mesh-mobile.toml"),
+    },
 ];
 
 /// Every preset, the demo first.
