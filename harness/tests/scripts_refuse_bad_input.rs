@@ -114,7 +114,11 @@ fn the_shell_scripts_refuse_extra_arguments_and_overwrites() {
         ),
         ("readme-table.sh", &["--check", "b"], &["usage"]),
         ("loopback-cost.sh", &["a", "b"], &["usage"]),
-        ("loopback-cost.sh", &["x"], &["PAIRS must be a whole number from 1 to 99"]),
+        (
+            "loopback-cost.sh",
+            &["x"],
+            &["PAIRS must be a whole number from 1 to 99"],
+        ),
         ("mesh-report.sh", &["a", "b"], &["usage"]),
         (
             "mesh-report.sh",

@@ -429,7 +429,7 @@ pub struct MeshConfig {
     /// once, inside that exchange, which then sends too (netsim-ns3's README, "The 802.11s
     /// abort"). 65535 (the attribute's largest value) leaves the closing to beacon loss (two
     /// beacons, ns-3's `MaxBeaconLoss`), outside any frame exchange, and the abort goes.
-    pub peer_link_max_packet_failure: u16,
+    pub peer_link_max_packet_failure: u32,
 }
 
 impl Default for MeshConfig {
@@ -1082,11 +1082,14 @@ impl Ns3Config {
     /// Refuses what ns-3 3.37's 802.11s mesh cannot build: any standard but 802.11a; and mesh
     /// settings without the mesh.
     fn validate_mesh(&self) -> Result<(), ConfigError> {
-        if self.mesh.peer_link_max_packet_failure == 0 {
+        if !(1..=u32::from(u16::MAX)).contains(&self.mesh.peer_link_max_packet_failure) {
             return Err(ConfigError::invalid(
                 "mesh.peer_link_max_packet_failure",
-                "must be at least 1 (ns-3 closes a peer link after this many failed frames; at \
-                 most 65535)",
+                format!(
+                    "{} is out of range: it must be from 1 to 65535 (failed frames in a row \
+                     before ns-3 closes a peer link; ns-3's attribute is 16 bits)",
+                    self.mesh.peer_link_max_packet_failure
+                ),
             ));
         }
         if self.routing != Routing::Hwmp && !self.mesh.is_ns3_default() {

@@ -420,7 +420,7 @@ fn scenario(config: &Ns3Config, seed: u64) -> Result<(Ns3Scenario, ScenarioStrin
         nakagami_m0: fading.m0,
         nakagami_m1: fading.m1,
         nakagami_m2: fading.m2,
-        mesh_max_packet_failure: u32::from(config.mesh.peer_link_max_packet_failure),
+        mesh_max_packet_failure: config.mesh.peer_link_max_packet_failure,
     };
     Ok((scenario, strings))
 }

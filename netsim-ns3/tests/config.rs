@@ -461,11 +461,12 @@ fn the_mesh_s_peer_link_setting_reads_is_left_out_at_ns3_s_default_and_needs_the
         (
             "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 0 }\n[wifi]\n\
              standard = \"802.11a\"\ndata_rate_mbps = 12",
-            "mesh.peer_link_max_packet_failure: must be at least 1",
+            "mesh.peer_link_max_packet_failure: 0 is out of range: it must be from 1 to 65535",
         ),
         (
-            "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 65536 }",
-            "peer_link_max_packet_failure",
+            "routing = \"hwmp\"\nmesh = { peer_link_max_packet_failure = 65536 }\n[wifi]\n\
+             standard = \"802.11a\"\ndata_rate_mbps = 12",
+            "mesh.peer_link_max_packet_failure: 65536 is out of range: it must be from 1 to 65535",
         ),
         (
             "routing = \"hwmp\"\nmesh = { max_packet_failure = 3 }",

@@ -362,7 +362,7 @@ fn the_peer_link_setting_reaches_ns3_and_the_standalone_program_alike() {
     config.validate().unwrap();
     let seed = 2;
     let (flow, _) = warm_flow(&config, seed, TcpVariant::NewReno);
-    let arguments = |failures: u16| {
+    let arguments = |failures: u32| {
         vec![
             "hops=3".to_owned(),
             format!("run={seed}"),
