@@ -28,7 +28,9 @@ The presets (`harness presets --show NAME` prints each with its sources and chos
 m apart with one flow corner to corner. Each has three cells:
 
 - `hwmp-a`: an IEEE 802.11s mesh (peering and HWMP, ns-3's `mesh` module) over 802.11a with
-  Minstrel;
+  Minstrel, its peer links closed on beacon loss only (`[mesh] peer_link_max_packet_failure =
+  65535`: ns-3 3.37 aborts some meshes at its default, netsim-ns3/README.md, "The 802.11s
+  abort");
 - `olsr-g`: OLSR over 802.11g ad hoc with Minstrel;
 - `olsr-n5`: OLSR over 802.11n at 5 GHz with Minstrel-HT.
 
@@ -56,5 +58,20 @@ for stack in quinn noq; do
   "$harness" scorecard against --baseline cubic "${mesh_presets[@]/#/$out/$stack/}"
   printf '\n### The composite against Cubic and the best baseline\n\n'
   "$harness" scorecard targets "${mesh_presets[@]/#/$out/$stack/}" --targets regimes --pooled
+done
+cat <<'PICTURES'
+
+## Throughput and delay
+
+Goodput against p95 RTT per cell, one marker per controller with one standard deviation each way
+(`harness scorecard throughput-delay`, scripts/results-docs.sh):
+
+PICTURES
+for stack in quinn noq; do
+  links=()
+  for preset in "${mesh_presets[@]}"; do
+    links+=("[$preset](tables/throughput-delay/mesh-$stack-$preset.svg)")
+  done
+  printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
 done
 end_report
