@@ -386,7 +386,11 @@ fn the_peer_link_setting_reaches_ns3_and_the_standalone_program_alike() {
     );
     assert!(flow.rx_bytes > 100_000, "{flow:?}");
     // The setting acts: ns-3's default closes peer links on this chain, and delivers other bytes.
-    assert_ne!(standalone_rx(&arguments(2)), flow.rx_bytes, "the setting acts");
+    assert_ne!(
+        standalone_rx(&arguments(2)),
+        flow.rx_bytes,
+        "the setting acts"
+    );
 }
 
 #[test]
