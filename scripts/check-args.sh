@@ -67,3 +67,20 @@ end_report() {
   exec >&3
   cat "$report_file"
 }
+
+# `throughput_delay_section GROUP PRESET...` prints a report's "Throughput and delay" section:
+# per stack, links to scripts/results-docs.sh's pictures of results/GROUP/STACK/PRESET.
+throughput_delay_section() {
+  local group=$1 stack preset links
+  shift
+  printf '\n## Throughput and delay\n\n'
+  printf 'Goodput against p95 RTT per cell, one marker per controller with one standard deviation each way\n'
+  printf '(`harness scorecard throughput-delay`, scripts/results-docs.sh):\n\n'
+  for stack in quinn noq; do
+    links=()
+    for preset in "$@"; do
+      links+=("[$preset](tables/throughput-delay/$group-$stack-$preset.svg)")
+    done
+    printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
+  done
+}

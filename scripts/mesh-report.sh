@@ -59,19 +59,5 @@ for stack in quinn noq; do
   printf '\n### The composite against Cubic and the best baseline\n\n'
   "$harness" scorecard targets "${mesh_presets[@]/#/$out/$stack/}" --targets regimes --pooled
 done
-cat <<'PICTURES'
-
-## Throughput and delay
-
-Goodput against p95 RTT per cell, one marker per controller with one standard deviation each way
-(`harness scorecard throughput-delay`, scripts/results-docs.sh):
-
-PICTURES
-for stack in quinn noq; do
-  links=()
-  for preset in "${mesh_presets[@]}"; do
-    links+=("[$preset](tables/throughput-delay/mesh-$stack-$preset.svg)")
-  done
-  printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
-done
+throughput_delay_section mesh "${mesh_presets[@]}"
 end_report

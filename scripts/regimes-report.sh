@@ -56,19 +56,5 @@ helps there.
 
 ABLATION
 "$harness" scorecard ablation "$out" --stack quinn
-cat <<'PICTURES'
-
-## Throughput and delay
-
-Goodput against p95 RTT per cell, one marker per controller with one standard deviation each way
-(`harness scorecard throughput-delay`, scripts/results-docs.sh):
-
-PICTURES
-for stack in quinn noq; do
-  links=()
-  for preset in "${presets[@]}"; do
-    links+=("[$preset](tables/throughput-delay/regimes-$stack-$preset.svg)")
-  done
-  printf -- '- %s: %s\n' "$stack" "$(printf '%s, ' "${links[@]}" | sed 's/, $//')"
-done
+throughput_delay_section regimes "${presets[@]}"
 end_report
