@@ -3,7 +3,7 @@
 # presets, quinn and noq, 5 seeds, and ns-3's own TCP (NewReno, Cubic, Vegas: the models ns-3
 # keeps; its Westwood was removed in 3.38, ns-3 GitLab issue 579) once, with quinn's runs, since
 # it does not depend on the QUIC stack. Resumable (a re-run skips the runs its directory has);
-# about an hour on 2 cores. The report is scripts/mesh-report.sh.
+# about two hours on 2 cores (`mesh-mobile` half of it). The report is scripts/mesh-report.sh.
 # Usage: scripts/mesh-evaluation.sh [OUT_DIR] (default results/mesh); HARNESS=path/to/harness
 # (default: a release build with the ns3 feature); ADOPT_FROM=DIR adopts each sweep's runs from
 # DIR/NAME where that directory exists, as scripts/manet-evaluation.sh does.
