@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 2,
+        revision: 3,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -97,6 +97,17 @@ cc_core::port_config! {
             /// al., ACM Queue 2016) and PCC Vivace's online experiments (Dong et al., NSDI 2018)
             /// applied to the bound's reading.
             rate_check: bool = true, Range::Any;
+            /// The rate check's cadence: a trial that found the rate flat doubles the wait
+            /// before the next (as drain rounds do, up to `probe_backoff_max` times) only when
+            /// its rounds lost packets, its gain having overflowed a queue (BBRv2 marks the
+            /// in-flight data of a loss as its ceiling, `inflight_hi`, and probes no higher;
+            /// Cardwell et al., IETF 104 ICCRG, 2019). A flat trial without loss keeps the wait
+            /// it had, so that once a trial found room (the next held round trials again), the
+            /// trials go on every few rounds until one loses packets, as BBRv2's `PROBE_UP`
+            /// keeps probing until a loss. Where jitter makes a round's rate noisy, a few flat
+            /// readings no longer space the trials out to 40 rounds. With false, every flat
+            /// trial backs off.
+            rate_check_loss_backoff: bool = true, Range::Any;
             /// A loss the flow's own queue cannot explain (the last round's backlog under
             /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
             /// threshold) keeps the window and starts no recovery period, so growth goes on

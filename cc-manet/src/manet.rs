@@ -241,12 +241,15 @@ impl Manet {
         let measured_cwnd = std::mem::replace(&mut self.clear.sent_cwnd, self.window.cwnd());
         let delivered = std::mem::take(&mut self.round_acked);
         self.last_delivered = delivered;
-        self.round_lost = 0;
+        let lost = std::mem::take(&mut self.round_lost);
+        let round = self.rtt.end_round();
         RoundInput {
             now,
-            round: self.rtt.end_round(),
+            round,
             measured_cwnd,
             delivered,
+            lost,
+            rate: round.and_then(|round| rate_check::delivery_rate(delivered, round.mean)),
         }
     }
 
@@ -261,6 +264,7 @@ impl Manet {
         }
         if self.in_recovery {
             d.rule = ManetDecision::InRecovery;
+            d.mode = self.mode.with_trial_loss(input.lost);
             return d;
         }
         let mtu = self.window.mtu();
@@ -283,7 +287,7 @@ impl Manet {
         let diff = backlog.diff_packets;
         d.reading = Some(Reading { diff, delay });
         if self.phase == ManetPhase::SlowStart {
-            if c.slow_start_exit() && slow_start_exit::exits(diff) {
+            if c.slow_start_exit() && slow_start_exit::exits(diff, round.samples) {
                 d.window = Some(slow_start_exit::exit_window(
                     &self.window,
                     backlog.target_bytes,
@@ -299,7 +303,7 @@ impl Manet {
         }
         let cap = match self.mode {
             Mode::Draining(drain) => return self.decide_drain(d, drain, delay, spread),
-            Mode::RateTrial(trial) => return self.decide_trial(d, trial, input, round),
+            Mode::RateTrial(trial) => return self.decide_trial(d, trial, input),
             Mode::Competitive => {
                 d.growth = Growth::Allowed;
                 if competitive_mode::leaves(
@@ -452,7 +456,7 @@ impl Manet {
         base: Duration,
         cap: Cap,
     ) -> Option<Decision> {
-        let start_rate = rate_check::delivery_rate(input.delivered, round.mean)?;
+        let start_rate = input.rate?;
         d.restart_window(
             &self.window,
             rate_check::trial_window(self.window.cwnd(), self.window.mtu()),
@@ -463,6 +467,7 @@ impl Manet {
             prior_cwnd: self.window.cwnd(),
             phase: rate_check::Phase::Settling,
             cap,
+            lost: false,
         });
         d.growth = Growth::Held;
         d.rate_schedule.queued_rounds = 0;
@@ -472,14 +477,9 @@ impl Manet {
 
     /// A round during a rate trial: the first settles; the second is measured, and the trial
     /// judged by its delivery rate.
-    fn decide_trial(
-        &self,
-        mut d: Decision,
-        trial: RateTrial,
-        input: &RoundInput,
-        round: cc_core::RoundRtt,
-    ) -> Decision {
+    fn decide_trial(&self, mut d: Decision, trial: RateTrial, input: &RoundInput) -> Decision {
         d.growth = Growth::Held;
+        let trial = trial.after_loss(input.lost);
         if trial.phase == rate_check::Phase::Settling {
             d.mode = Mode::RateTrial(RateTrial {
                 phase: rate_check::Phase::Measuring,
@@ -489,7 +489,7 @@ impl Manet {
             return d;
         }
         d.mode = Mode::Delay(trial.cap);
-        let grew = rate_check::delivery_rate(input.delivered, round.mean).is_some_and(|rate| {
+        let grew = input.rate.is_some_and(|rate| {
             rate_check::grew(trial.start_rate, rate, trial.prior_cwnd, self.window.cwnd())
         });
         if grew {
@@ -505,8 +505,10 @@ impl Manet {
             d.rule = ManetDecision::RateGrew;
         } else {
             d.restart_window(&self.window, self.window.cwnd().min(trial.prior_cwnd));
-            d.rate_schedule.interval =
-                drain_round::backed_off(d.rate_schedule.interval, &self.config);
+            if rate_check::backs_off(self.config.rate_check_loss_backoff(), trial.lost) {
+                d.rate_schedule.interval =
+                    drain_round::backed_off(d.rate_schedule.interval, &self.config);
+            }
             d.rate_room = false;
             d.rule = ManetDecision::RateFlat;
         }
@@ -585,6 +587,7 @@ impl Manet {
             d
         } else {
             let mut d = Decision::keep(self, ManetDecision::Loss);
+            d.mode = self.mode.with_trial_loss(1);
             window.set_ssthresh(ssthresh);
             window.set_cwnd(ssthresh);
             d.window = Some(window);
@@ -834,6 +837,80 @@ mod tests {
         assert!(d.reno_reset && !d.forget_base);
     }
 
+    /// A rate trial under way with nothing lost yet, from a rate of 1 MB/s at 40 datagrams.
+    fn trial(phase: rate_check::Phase) -> RateTrial {
+        RateTrial {
+            start_rate: 1_000_000,
+            start_excess_ns: 0,
+            prior_cwnd: 40 * u64::from(MTU),
+            phase,
+            cap: Cap::Unarmed,
+            lost: false,
+        }
+    }
+
+    /// A measured round that delivered at `rate` bytes per second and lost `lost` bytes.
+    fn measured(m: &Manet, rate: u64, lost: u64) -> RoundInput {
+        RoundInput {
+            now: cc_core::Instant::now(),
+            round: None,
+            measured_cwnd: m.window.cwnd(),
+            delivered: rate / 10,
+            lost,
+            rate: Some(rate),
+        }
+    }
+
+    #[test]
+    fn a_flat_trial_backs_off_only_after_a_loss_with_rate_check_loss_backoff() {
+        for (loss_backoff, lost, backs_off) in
+            [(true, 0, false), (true, 1200, true), (false, 0, true)]
+        {
+            let mut m = manet(|c| {
+                c.set_rate_check_loss_backoff(loss_backoff).unwrap();
+            });
+            // The trial's window, a quarter over its 40 datagrams.
+            m.window.set_cwnd(50 * u64::from(MTU));
+            let first = m.rate_schedule.interval;
+            let d = m.decide_trial(
+                Decision::keep(&m, ManetDecision::NoSample),
+                trial(rate_check::Phase::Measuring),
+                &measured(&m, 1_000_000, lost),
+            );
+            assert_eq!(d.rule, ManetDecision::RateFlat);
+            let expected = if backs_off {
+                drain_round::backed_off(first, &m.config)
+            } else {
+                first
+            };
+            assert_eq!(
+                d.rate_schedule.interval, expected,
+                "loss backoff {loss_backoff}, lost {lost}"
+            );
+        }
+    }
+
+    #[test]
+    fn a_trial_remembers_a_loss_from_its_settling_round_a_recovery_round_or_a_cut() {
+        let m = manet(|_| {});
+        let settled = m.decide_trial(
+            Decision::keep(&m, ManetDecision::NoSample),
+            trial(rate_check::Phase::Settling),
+            &measured(&m, 1_000_000, 1200),
+        );
+        assert!(matches!(settled.mode, Mode::RateTrial(t) if t.lost));
+        let mut m = manet(|_| {});
+        m.mode = Mode::RateTrial(trial(rate_check::Phase::Measuring));
+        let cut = m.decide_loss(LossSignal::FastRetransmit);
+        assert!(matches!(cut.mode, Mode::RateTrial(t) if t.lost));
+        m.in_recovery = true;
+        let recovery = m.decide_round(&measured(&m, 1_000_000, 1200));
+        assert_eq!(recovery.rule, ManetDecision::InRecovery);
+        assert!(matches!(recovery.mode, Mode::RateTrial(t) if t.lost));
+        let clean = m.decide_round(&measured(&m, 1_000_000, 0));
+        assert_eq!(clean.mode, m.mode, "no loss, nothing recorded");
+    }
+
     #[test]
     fn a_round_without_samples_decides_nothing() {
         let m = manet(|_| {});
@@ -842,6 +919,8 @@ mod tests {
             round: None,
             measured_cwnd: m.window.cwnd(),
             delivered: 0,
+            lost: 0,
+            rate: None,
         };
         let d = m.decide_round(&input);
         assert_eq!(d.rule, ManetDecision::NoSample);

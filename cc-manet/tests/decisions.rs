@@ -276,6 +276,8 @@ fn an_empty_queue_grows_the_window_a_quarter_per_round() {
                 c.set_westwood_floor(false).unwrap();
                 c.set_veno_random_loss(false).unwrap();
                 c.set_empty_queue_css(css).unwrap();
+                // Rate trials off, to see the regrowth alone.
+                c.set_rate_check(false).unwrap();
             },
             60,
         );
@@ -304,7 +306,13 @@ fn conservative_slow_start_measures_each_step_past_the_clear_window() {
     // the window. Past any window a round has measured clear, each 1.25x step is followed by a
     // round at that window (Vegas' every other round trip), so no two rounds in a row grow by
     // more than a datagram each; the window still climbs to the wider pipe.
-    let (mut manet, mut path) = after_rounds(|_| {}, 60);
+    // Rate trials off: their quarter more is a step of its own.
+    let (mut manet, mut path) = after_rounds(
+        |c| {
+            c.set_rate_check(false).unwrap();
+        },
+        60,
+    );
     let before = manet.window_state().cwnd() / u64::from(MTU);
     assert!(before < 20, "{before}");
     path.pipe = 200;
@@ -458,13 +466,21 @@ fn a_trial_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
         let mut path = Path::new();
         path.pipe = 40;
         path.jitter = BASE_RTT / 2;
-        let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
-        (manet, mean_window(&log, 20))
+        // The largest allowance the run held (a base refresh forgets it).
+        let mut allowance = Duration::ZERO;
+        let log: Vec<_> = (0..120)
+            .map(|_| {
+                let round = path.round(&mut manet);
+                allowance = allowance.max(manet.rate_allowance());
+                round
+            })
+            .collect();
+        (allowance, mean_window(&log, 20))
     };
     let (on, window_on) = window(true);
     let (off, window_off) = window(false);
-    assert!(on.rate_allowance() > Duration::ZERO);
-    assert_eq!(off.rate_allowance(), Duration::ZERO);
+    assert!(on > Duration::ZERO);
+    assert_eq!(off, Duration::ZERO);
     assert!(
         window_on > 1.5 * window_off,
         "{window_on} datagrams with the rate check, {window_off} without"
@@ -496,8 +512,28 @@ fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     }
     assert!(!decided(&log, ManetDecision::RateGrew), "{log:?}");
     assert_eq!(manet.rate_allowance(), Duration::ZERO);
-    let waits: Vec<usize> = trials.windows(2).map(|w| w[1] - w[0]).collect();
+    // Nothing is lost on this path, so the trials keep their wait (`rate_check_loss_backoff`):
+    // every wait is the first one's, or that and the drain round that fell into it.
+    let waits = trial_waits(&log);
+    assert!(waits.len() >= 10, "{waits:?}");
+    assert!(waits.iter().all(|&w| w <= waits[0] + 3), "{waits:?}");
+    // With the knob off, every flat trial doubles the wait.
+    let mut config = ManetConfig::default();
+    config.set_rate_check_loss_backoff(false).unwrap();
+    let waits = trial_waits(&run(config, 300).1);
     assert!(waits.windows(2).all(|w| w[1] >= w[0]), "{waits:?}");
+    assert!(waits[waits.len() - 1] > 2 * waits[0], "{waits:?}");
+}
+
+/// The rounds between successive rate trials in `log`.
+fn trial_waits(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+    let trials: Vec<usize> = log
+        .iter()
+        .enumerate()
+        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateTrial))
+        .map(|(i, _)| i)
+        .collect();
+    trials.windows(2).map(|w| w[1] - w[0]).collect()
 }
 
 /// A composite with `configure` applied after four slow-start rounds on a path of 200

@@ -102,6 +102,11 @@ pub(crate) struct RoundInput {
     pub measured_cwnd: u64,
     /// Bytes the round acknowledged (`rate_check`).
     pub delivered: u64,
+    /// Bytes declared lost in the round (`rate_check_loss_backoff`).
+    pub lost: u64,
+    /// The round's delivery rate, bytes per second: `delivered` over its mean RTT, if it had
+    /// both (`rate_check`).
+    pub rate: Option<u64>,
 }
 
 /// The round's backlog reading, recorded by [`Manet::apply`].

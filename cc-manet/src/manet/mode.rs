@@ -64,6 +64,15 @@ pub enum Mode {
 }
 
 impl Mode {
+    /// The mode after a round or a loss event that lost `lost` bytes: a rate trial under way
+    /// records the loss (`rate_check_loss_backoff`).
+    pub fn with_trial_loss(self, lost: u64) -> Self {
+        match self {
+            Mode::RateTrial(trial) => Mode::RateTrial(trial.after_loss(lost)),
+            mode => mode,
+        }
+    }
+
     /// The mode as [`ManetMode`] reports it.
     pub fn public(self) -> ManetMode {
         match self {

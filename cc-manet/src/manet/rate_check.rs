@@ -18,8 +18,11 @@
 //!   that started the check (its mean over the base) becomes an allowance the bound no longer
 //!   reads as backlog, until a new base RTT.
 //! - Otherwise the reading is confirmed: the window returns to its value before the trial
-//!   (BBR's drain after a 1.25 gain) and the next check waits twice as long, as drain rounds do
-//!   ([`super::drain_round::Schedule`]).
+//!   (BBR's drain after a 1.25 gain). If the trial's rounds lost packets, its gain overflowed a
+//!   queue, and the next check waits twice as long, as drain rounds do
+//!   ([`super::drain_round::Schedule`]; BBRv2's `inflight_hi`); otherwise the next waits as
+//!   long as this one did, so that trials that once found room go on until one loses packets
+//!   (BBRv2's `PROBE_UP`; `rate_check_loss_backoff`: with it off, every flat trial backs off).
 
 use std::time::Duration;
 
@@ -68,6 +71,8 @@ pub struct RateTrial {
     pub phase: Phase,
     /// Whether `bdp_cap` was armed when it began.
     pub cap: Cap,
+    /// Whether packets were lost while it ran.
+    pub lost: bool,
 }
 
 /// The delivery rate of a round, bytes per second: `delivered` bytes over the round's mean RTT
@@ -89,6 +94,22 @@ pub fn trial_window(cwnd: u64, mtu: u64) -> u64 {
     // `Window::set_cwnd` clamps to `MAX_WINDOW` (2^48), far inside f64's exact range.
     let gained = (cwnd as f64 * TRIAL_GAIN).min(cc_core::MAX_WINDOW as f64) as u64;
     gained.max(cwnd.saturating_add(mtu))
+}
+
+impl RateTrial {
+    /// The trial after a round or a loss event that lost `lost` bytes.
+    pub fn after_loss(self, lost: u64) -> Self {
+        Self {
+            lost: self.lost || lost > 0,
+            ..self
+        }
+    }
+}
+
+/// Whether a trial that found the rate flat doubles the wait before the next: with
+/// `loss_backoff` (`rate_check_loss_backoff`) only if it `lost` packets, otherwise always.
+pub fn backs_off(loss_backoff: bool, lost: bool) -> bool {
+    lost || !loss_backoff
 }
 
 /// Whether the measured round's rate `rate` shows the trial's gain: at least [`GREW_SHARE`] of
@@ -127,6 +148,14 @@ mod tests {
     fn the_trial_adds_a_quarter_and_at_least_a_datagram() {
         assert_eq!(trial_window(40 * MTU, MTU), 50 * MTU);
         assert_eq!(trial_window(2 * MTU, MTU), 3 * MTU);
+    }
+
+    #[test]
+    fn a_flat_trial_backs_off_after_a_loss_or_with_the_knob_off() {
+        assert!(!backs_off(true, false));
+        assert!(backs_off(true, true));
+        assert!(backs_off(false, false));
+        assert!(backs_off(false, true));
     }
 
     #[test]
