@@ -490,14 +490,9 @@ fn a_trial_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
 #[test]
 fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     // The queue is the flow's own: a quarter more window only lengthens it, the rate stays,
-    // and the window goes back to its value before the trial; the next trial waits longer.
+    // and the window goes back to its value before the trial.
     let (manet, log) = run(ManetConfig::default(), 300);
-    let trials: Vec<usize> = log
-        .iter()
-        .enumerate()
-        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateTrial))
-        .map(|(i, _)| i)
-        .collect();
+    let trials = trial_rounds(&log);
     assert!(trials.len() >= 2, "{log:?}");
     for &i in &trials {
         assert_eq!(log[i + 1].0, Some(ManetDecision::RateTrialSettle));
@@ -525,15 +520,18 @@ fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     assert!(waits[waits.len() - 1] > 2 * waits[0], "{waits:?}");
 }
 
-/// The rounds between successive rate trials in `log`.
-fn trial_waits(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
-    let trials: Vec<usize> = log
-        .iter()
+/// The rounds of `log` that started a rate trial.
+fn trial_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+    log.iter()
         .enumerate()
         .filter(|(_, (d, _))| *d == Some(ManetDecision::RateTrial))
         .map(|(i, _)| i)
-        .collect();
-    trials.windows(2).map(|w| w[1] - w[0]).collect()
+        .collect()
+}
+
+/// The rounds between successive rate trials in `log`.
+fn trial_waits(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+    trial_rounds(log).windows(2).map(|w| w[1] - w[0]).collect()
 }
 
 /// A composite with `configure` applied after four slow-start rounds on a path of 200
