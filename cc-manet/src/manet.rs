@@ -264,7 +264,7 @@ impl Manet {
         }
         if self.in_recovery {
             d.rule = ManetDecision::InRecovery;
-            d.mode = self.mode.with_trial_loss(input.lost);
+            d.mode = self.mode.with_trial_loss(input.lost > 0);
             return d;
         }
         let mtu = self.window.mtu();
@@ -479,7 +479,7 @@ impl Manet {
     /// judged by its delivery rate.
     fn decide_trial(&self, mut d: Decision, trial: RateTrial, input: &RoundInput) -> Decision {
         d.growth = Growth::Held;
-        let trial = trial.after_loss(input.lost);
+        let trial = trial.after_loss(input.lost > 0);
         if trial.phase == rate_check::Phase::Settling {
             d.mode = Mode::RateTrial(RateTrial {
                 phase: rate_check::Phase::Measuring,
@@ -587,7 +587,8 @@ impl Manet {
             d
         } else {
             let mut d = Decision::keep(self, ManetDecision::Loss);
-            d.mode = self.mode.with_trial_loss(1);
+            // A cut is a loss or an ECN mark; either ends a trial's claim to room.
+            d.mode = self.mode.with_trial_loss(true);
             window.set_ssthresh(ssthresh);
             window.set_cwnd(ssthresh);
             d.window = Some(window);
@@ -849,15 +850,21 @@ mod tests {
         }
     }
 
-    /// A measured round that delivered at `rate` bytes per second and lost `lost` bytes.
+    /// A round of 100 ms that delivered at `rate` bytes per second and lost `lost` bytes.
     fn measured(m: &Manet, rate: u64, lost: u64) -> RoundInput {
+        let mean = Duration::from_millis(100);
+        let delivered = rate / 10;
         RoundInput {
             now: cc_core::Instant::now(),
-            round: None,
+            round: Some(cc_core::RoundRtt {
+                min: mean,
+                mean,
+                samples: 10,
+            }),
             measured_cwnd: m.window.cwnd(),
-            delivered: rate / 10,
+            delivered,
             lost,
-            rate: Some(rate),
+            rate: rate_check::delivery_rate(delivered, mean),
         }
     }
 
@@ -891,14 +898,21 @@ mod tests {
     }
 
     #[test]
-    fn a_trial_remembers_a_loss_from_its_settling_round_a_recovery_round_or_a_cut() {
+    fn a_trial_remembers_a_loss_declared_after_its_settling_round() {
+        // The settling round's losses are of packets sent before the gain.
         let m = manet(|_| {});
         let settled = m.decide_trial(
             Decision::keep(&m, ManetDecision::NoSample),
             trial(rate_check::Phase::Settling),
             &measured(&m, 1_000_000, 1200),
         );
-        assert!(matches!(settled.mode, Mode::RateTrial(t) if t.lost));
+        assert!(matches!(settled.mode, Mode::RateTrial(t) if !t.lost));
+        let mut m = manet(|_| {});
+        m.mode = Mode::RateTrial(trial(rate_check::Phase::Settling));
+        let early_cut = m.decide_loss(LossSignal::FastRetransmit);
+        assert!(matches!(early_cut.mode, Mode::RateTrial(t) if !t.lost));
+        // From the measuring phase on: a cut (a loss or an ECN mark), or a round with losses
+        // inside the recovery period.
         let mut m = manet(|_| {});
         m.mode = Mode::RateTrial(trial(rate_check::Phase::Measuring));
         let cut = m.decide_loss(LossSignal::FastRetransmit);

@@ -64,9 +64,9 @@ pub enum Mode {
 }
 
 impl Mode {
-    /// The mode after a round or a loss event that lost `lost` bytes: a rate trial under way
-    /// records the loss (`rate_check_loss_backoff`).
-    pub fn with_trial_loss(self, lost: u64) -> Self {
+    /// The mode after a round or a congestion event that `lost` packets: a rate trial under
+    /// way records it (`rate_check_loss_backoff`).
+    pub fn with_trial_loss(self, lost: bool) -> Self {
         match self {
             Mode::RateTrial(trial) => Mode::RateTrial(trial.after_loss(lost)),
             mode => mode,

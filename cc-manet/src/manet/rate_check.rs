@@ -11,18 +11,19 @@
 //! Vegas' `Actual` (Brakmo and Peterson 1995, section 3.2): the bytes the round acknowledged
 //! over its mean RTT (Little's law, so that per-datagram jitter averages out instead of
 //! timing the round by two samples). Only windows of more than [`MIN_WINDOW_BETAS`] x `beta`
-//! datagrams are triald.
+//! datagrams are tried.
 //!
 //! - The rate grew by at least [`GREW_SHARE`] of the window's growth: the delay the bound read
 //!   was not a queue of this flow's. The window keeps its gain, and the RTT excess of the round
 //!   that started the check (its mean over the base) becomes an allowance the bound no longer
 //!   reads as backlog, until a new base RTT.
 //! - Otherwise the reading is confirmed: the window returns to its value before the trial
-//!   (BBR's drain after a 1.25 gain). If the trial's rounds lost packets, its gain overflowed a
-//!   queue, and the next check waits twice as long, as drain rounds do
-//!   ([`super::drain_round::Schedule`]; BBRv2's `inflight_hi`); otherwise the next waits as
-//!   long as this one did, so that trials that once found room go on until one loses packets
-//!   (BBRv2's `PROBE_UP`; `rate_check_loss_backoff`: with it off, every flat trial backs off).
+//!   (BBR's drain after a 1.25 gain). If packets sent at the trial's window were lost (a loss
+//!   or an ECN mark declared after its settling round), its gain overflowed a queue, and the
+//!   next check waits twice as long, as drain rounds do ([`super::drain_round::Schedule`];
+//!   BBRv2's `inflight_hi`); otherwise the next waits as long as this one did, so that trials
+//!   that once found room go on until one loses packets (after BBRv2's `PROBE_UP`;
+//!   `rate_check_loss_backoff`: with it off, every flat trial backs off).
 
 use std::time::Duration;
 
@@ -71,7 +72,9 @@ pub struct RateTrial {
     pub phase: Phase,
     /// Whether `bdp_cap` was armed when it began.
     pub cap: Cap,
-    /// Whether packets were lost while it ran.
+    /// Whether packets sent at the trial's window were lost: a loss or an ECN mark declared
+    /// once the settling round ended (the settling round's are of packets sent before the
+    /// gain).
     pub lost: bool,
 }
 
@@ -97,10 +100,11 @@ pub fn trial_window(cwnd: u64, mtu: u64) -> u64 {
 }
 
 impl RateTrial {
-    /// The trial after a round or a loss event that lost `lost` bytes.
-    pub fn after_loss(self, lost: u64) -> Self {
+    /// The trial after a round or a congestion event that `lost` packets (a round with losses,
+    /// a loss, an ECN mark): recorded from the measuring phase on.
+    pub fn after_loss(self, lost: bool) -> Self {
         Self {
-            lost: self.lost || lost > 0,
+            lost: self.lost || (lost && self.phase == Phase::Measuring),
             ..self
         }
     }
