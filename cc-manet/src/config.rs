@@ -92,21 +92,23 @@ cc_core::port_config! {
             /// mean RTT). A queue delivers no more; a path with room does, and then the delay the
             /// bound read was jitter, a wireless hop's retries or another flow's queue: the window
             /// keeps its gain and that delay becomes an allowance the bound no longer reads as
-            /// backlog, until a new base RTT. Otherwise the window returns and the next check
-            /// waits twice as long, as drain rounds do. Ours: BBR's full-pipe test (Cardwell et
-            /// al., ACM Queue 2016) and PCC Vivace's online experiments (Dong et al., NSDI 2018)
-            /// applied to the bound's reading.
+            /// backlog, until a new base RTT, and the next held round trials again. Otherwise
+            /// the window returns (when the next check runs: `rate_check_loss_backoff`). Ours:
+            /// BBR's full-pipe test (Cardwell et al., ACM Queue 2016) and PCC Vivace's online
+            /// experiments (Dong et al., NSDI 2018) applied to the bound's reading.
             rate_check: bool = true, Range::Any;
             /// The rate check's cadence: a trial that found the rate flat doubles the wait
-            /// before the next (as drain rounds do, up to `probe_backoff_max` times) only when
-            /// its rounds lost packets, its gain having overflowed a queue (BBRv2 marks the
-            /// in-flight data of a loss as its ceiling, `inflight_hi`, and probes no higher;
-            /// Cardwell et al., IETF 104 ICCRG, 2019). A flat trial without loss keeps the wait
-            /// it had, so that once a trial found room (the next held round trials again), the
-            /// trials go on every few rounds until one loses packets, as BBRv2's `PROBE_UP`
-            /// keeps probing until a loss. Where jitter makes a round's rate noisy, a few flat
-            /// readings no longer space the trials out to 40 rounds. With false, every flat
-            /// trial backs off.
+            /// before the next (up to `competitive_rounds x probe_backoff_max` held rounds, the
+            /// drain rounds' cap) only when packets sent at its window were lost or marked: its
+            /// gain overflowed a queue (BBRv2 takes the in-flight data of a loss as its ceiling,
+            /// `inflight_hi`, and probes no higher; Cardwell et al., IETF 104 ICCRG, 2019). A
+            /// flat trial without loss keeps the wait it had, so once a trial found room (a wait
+            /// of one held round) trials go on two rounds in three until one loses packets: on
+            /// a path whose round rates jitter, a flat reading is as likely noise as a queue,
+            /// and a loss is the evidence that tells them apart. Ours, after BBRv2's
+            /// `PROBE_UP`, which raises its probe until a loss (BBRv2 then waits 2 to 3 s
+            /// before probing again; here the wait is rounds). With false, every flat trial
+            /// backs off.
             rate_check_loss_backoff: bool = true, Range::Any;
             /// A loss the flow's own queue cannot explain (the last round's backlog under
             /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
@@ -117,7 +119,9 @@ cc_core::port_config! {
             queue_free_loss: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
-            /// loss. With the backlog bound only.
+            /// loss, and only a round of three RTT samples or more ends it (Linux `tcp_vegas.c`
+            /// makes no Vegas calculation from `cntRTT <= 2`; it counts ACKs, this counts
+            /// acknowledged packets). With the backlog bound only.
             slow_start_exit: bool = true, Range::Any;
             /// Conservative slow start below the bound (HyStart++, RFC 9406 section 4.2,
             /// `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog was under 1
@@ -181,7 +185,7 @@ cc_core::port_config! {
             leave_competitive_under_beta: bool = false, Range::Any;
             /// The drain rounds' backoff: each drain round that finds the queue to be this flow's
             /// doubles the wait before the next, up to `competitive_rounds` times this (1: no
-            /// backoff). At 8, one drain round in 40 or more: a 2.5% budget, BBR's `ProbeRTT`
+            /// backoff); the rate check's trials back off to the same cap. At 8, one drain round in 40 or more: a 2.5% budget, BBR's `ProbeRTT`
             /// budget's order (200 ms in 10 s; Cardwell et al., ACM Queue 2016). A competitor
             /// that arrives later is found within that many rounds. (The knob keeps its name: it
             /// is part of run identity.)
