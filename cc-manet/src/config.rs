@@ -119,9 +119,7 @@ cc_core::port_config! {
             queue_free_loss: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
-            /// loss, and only a round of three RTT samples or more ends it (Linux `tcp_vegas.c`
-            /// makes no Vegas calculation from `cntRTT <= 2`; it counts ACKs, this counts
-            /// acknowledged packets). With the backlog bound only.
+            /// loss. With the backlog bound only.
             slow_start_exit: bool = true, Range::Any;
             /// Conservative slow start below the bound (HyStart++, RFC 9406 section 4.2,
             /// `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog was under 1

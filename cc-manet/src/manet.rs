@@ -287,7 +287,7 @@ impl Manet {
         let diff = backlog.diff_packets;
         d.reading = Some(Reading { diff, delay });
         if self.phase == ManetPhase::SlowStart {
-            if c.slow_start_exit() && slow_start_exit::exits(diff, round.samples) {
+            if c.slow_start_exit() && slow_start_exit::exits(diff) {
                 d.window = Some(slow_start_exit::exit_window(
                     &self.window,
                     backlog.target_bytes,

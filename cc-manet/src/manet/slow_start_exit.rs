@@ -1,7 +1,6 @@
 //! `slow_start_exit`: Vegas' slow-start exit (Brakmo and Peterson, IEEE JSAC 1995, section 3.3;
 //! Linux `tcp_vegas.c`). Slow start ends when a round's backlog exceeds one packet (Linux's
-//! gamma), instead of at the first loss, and only from a round of three samples or more (Linux's
-//! `cntRTT > 2`); with `backlog_bound` only.
+//! gamma), instead of at the first loss; with `backlog_bound` only.
 
 use cc_core::Window;
 
@@ -9,15 +8,9 @@ use cc_core::Window;
 /// is not full, and `empty_queue_css` grows the next round as conservative slow start.
 pub const EXIT_BACKLOG: f64 = 1.0;
 
-/// The fewest RTT samples a round needs to end slow start: Linux `tcp_vegas.c` makes no Vegas
-/// calculation from a round of two samples or fewer (its `cntRTT <= 2`: "we don't have enough
-/// RTT samples"). A handshake round carries one or two, and a single sample that drew a
-/// jittered delay would end slow start at the initial window.
-pub const EXIT_MIN_SAMPLES: u32 = 3;
-
-/// Whether a round of `samples` RTT samples with a backlog of `diff` packets ends slow start.
-pub fn exits(diff: f64, samples: u32) -> bool {
-    samples >= EXIT_MIN_SAMPLES && diff > EXIT_BACKLOG
+/// Whether a round with a backlog of `diff` packets ends slow start.
+pub fn exits(diff: f64) -> bool {
+    diff > EXIT_BACKLOG
 }
 
 /// The window on leaving slow start, from the round's backlog-free window `target_bytes`
@@ -35,10 +28,9 @@ mod tests {
     use super::*;
 
     #[test]
-    fn exits_above_one_packet_of_backlog_from_three_samples() {
-        assert!(!exits(1.0, 3));
-        assert!(exits(1.01, 3));
-        assert!(!exits(9.0, 2));
+    fn exits_above_one_packet_of_backlog() {
+        assert!(!exits(1.0));
+        assert!(exits(1.01));
     }
 
     #[test]
