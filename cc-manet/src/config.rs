@@ -93,13 +93,14 @@ cc_core::port_config! {
             /// bound read was jitter, a wireless hop's retries or another flow's queue: the window
             /// keeps its gain and that delay becomes an allowance the bound no longer reads as
             /// backlog, until a new base RTT, and the next held round trials again. Otherwise
-            /// the window returns (when the next check runs: `rate_check_loss_backoff`). Ours:
+            /// the window returns; `rate_check_loss_backoff` sets when the next check runs. Ours:
             /// BBR's full-pipe test (Cardwell et al., ACM Queue 2016) and PCC Vivace's online
             /// experiments (Dong et al., NSDI 2018) applied to the bound's reading.
             rate_check: bool = true, Range::Any;
             /// The rate check's cadence: a trial that found the rate flat doubles the wait
             /// before the next (up to `competitive_rounds x probe_backoff_max` held rounds, the
-            /// drain rounds' cap) only when packets sent at its window were lost or marked: its
+            /// drain rounds' cap) only when it saw losses: a loss, a round with losses or an ECN
+            /// cut declared from its measuring round on, or in a recovery round after it. Its
             /// gain overflowed a queue (BBRv2 takes the in-flight data of a loss as its ceiling,
             /// `inflight_hi`, and probes no higher; Cardwell et al., IETF 104 ICCRG, 2019). A
             /// flat trial without loss keeps the wait it had, so once a trial found room (a wait
@@ -107,8 +108,12 @@ cc_core::port_config! {
             /// a path whose round rates jitter, a flat reading is as likely noise as a queue,
             /// and a loss is the evidence that tells them apart. Ours, after BBRv2's
             /// `PROBE_UP`, which raises its probe until a loss (BBRv2 then waits 2 to 3 s
-            /// before probing again; here the wait is rounds). With false, every flat trial
-            /// backs off.
+            /// before probing again; here the wait is rounds). A new base RTT clears the
+            /// allowance but not the wait: the path's room is re-read by the next trials. Not
+            /// recorded: a loss declared in a recovery period that began while the trial
+            /// settled (every such round is a recovery round, before the trial is measured), and
+            /// an ECN mark within a recovery period (it causes no cut). With false, every flat
+            /// trial backs off.
             rate_check_loss_backoff: bool = true, Range::Any;
             /// A loss the flow's own queue cannot explain (the last round's backlog under
             /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
@@ -183,8 +188,8 @@ cc_core::port_config! {
             leave_competitive_under_beta: bool = false, Range::Any;
             /// The drain rounds' backoff: each drain round that finds the queue to be this flow's
             /// doubles the wait before the next, up to `competitive_rounds` times this (1: no
-            /// backoff); the rate check's trials back off to the same cap. At 8, one drain round in 40 or more: a 2.5% budget, BBR's `ProbeRTT`
-            /// budget's order (200 ms in 10 s; Cardwell et al., ACM Queue 2016). A competitor
+            /// backoff); the rate check's trials back off to the same cap. At 8, one drain round
+            /// in 40 or more: a 2.5% budget, BBR's `ProbeRTT` budget's order (200 ms in 10 s; Cardwell et al., ACM Queue 2016). A competitor
             /// that arrives later is found within that many rounds. (The knob keeps its name: it
             /// is part of run identity.)
             probe_backoff_max: u64 = 8, Range::Integer { min: 1, max: 1000 };

@@ -79,7 +79,7 @@ pub struct Manet {
     rate_room: bool,
     /// Bytes acknowledged in the round under way (`rate_check`).
     round_acked: u64,
-    /// Bytes declared lost in the round under way (`queue_free_loss`).
+    /// Bytes declared lost in the round under way (`queue_free_loss`, `rate_check_loss_backoff`).
     round_lost: u64,
     /// Bytes the last completed round acknowledged (`queue_free_loss`).
     last_delivered: u64,

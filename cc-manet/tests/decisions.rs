@@ -475,10 +475,12 @@ fn a_trial_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
                 round
             })
             .collect();
-        (allowance, mean_window(&log, 20))
+        let trials = decided(&log, ManetDecision::RateTrial);
+        (allowance, trials, mean_window(&log, 20))
     };
-    let (on, window_on) = window(true);
-    let (off, window_off) = window(false);
+    let (on, trials_on, window_on) = window(true);
+    let (off, trials_off, window_off) = window(false);
+    assert!(trials_on && !trials_off);
     assert!(on > Duration::ZERO);
     assert_eq!(off, Duration::ZERO);
     assert!(
@@ -509,6 +511,14 @@ fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     assert_eq!(manet.rate_allowance(), Duration::ZERO);
     // Nothing is lost on this path, so the trials keep their wait (`rate_check_loss_backoff`):
     // every wait is the first one's, or that and the drain round that fell into it.
+    for loss in [
+        ManetDecision::Loss,
+        ManetDecision::QueueFreeLoss,
+        ManetDecision::InRecovery,
+        ManetDecision::Timeout,
+    ] {
+        assert!(!decided(&log, loss), "{loss:?}: {log:?}");
+    }
     let waits = trial_waits(&log);
     assert!(waits.len() >= 10, "{waits:?}");
     assert!(waits.iter().all(|&w| w <= waits[0] + 3), "{waits:?}");

@@ -18,8 +18,10 @@
 //!   that started the check (its mean over the base) becomes an allowance the bound no longer
 //!   reads as backlog, until a new base RTT.
 //! - Otherwise the reading is confirmed: the window returns to its value before the trial
-//!   (BBR's drain after a 1.25 gain). If packets sent at the trial's window were lost (a loss
-//!   or an ECN mark declared after its settling round), its gain overflowed a queue, and the
+//!   (BBR's drain after a 1.25 gain). If the trial saw losses (a loss, a round with losses or
+//!   an ECN cut declared from its measuring round on, or in a recovery round after it: packets
+//!   sent at the trial's window; the settling round's are of packets sent before the gain),
+//!   its gain overflowed a queue, and the
 //!   next check waits twice as long, as drain rounds do ([`super::drain_round::Schedule`];
 //!   BBRv2's `inflight_hi`); otherwise the next waits as long as this one did, so that trials
 //!   that once found room go on until one loses packets (after BBRv2's `PROBE_UP`;
@@ -72,9 +74,8 @@ pub struct RateTrial {
     pub phase: Phase,
     /// Whether `bdp_cap` was armed when it began.
     pub cap: Cap,
-    /// Whether packets sent at the trial's window were lost: a loss or an ECN mark declared
-    /// once the settling round ended (the settling round's are of packets sent before the
-    /// gain).
+    /// Whether the trial saw losses: a loss, a round with losses or an ECN cut declared once
+    /// the settling round ended (the settling round's are of packets sent before the gain).
     pub lost: bool,
 }
 
@@ -152,14 +153,6 @@ mod tests {
     fn the_trial_adds_a_quarter_and_at_least_a_datagram() {
         assert_eq!(trial_window(40 * MTU, MTU), 50 * MTU);
         assert_eq!(trial_window(2 * MTU, MTU), 3 * MTU);
-    }
-
-    #[test]
-    fn a_flat_trial_backs_off_after_a_loss_or_with_the_knob_off() {
-        assert!(!backs_off(true, false));
-        assert!(backs_off(true, true));
-        assert!(backs_off(false, false));
-        assert!(backs_off(false, true));
     }
 
     #[test]
