@@ -108,12 +108,17 @@ fn decided(log: &[(Option<ManetDecision>, u64)], decision: ManetDecision) -> boo
     log.iter().any(|(d, _)| *d == Some(decision))
 }
 
-fn drain_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+/// The rounds of `log` that took `decision`.
+fn rounds_deciding(log: &[(Option<ManetDecision>, u64)], decision: ManetDecision) -> Vec<usize> {
     log.iter()
         .enumerate()
-        .filter(|(_, (d, _))| *d == Some(ManetDecision::DrainRound))
+        .filter(|(_, (d, _))| *d == Some(decision))
         .map(|(i, _)| i)
         .collect()
+}
+
+fn drain_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
+    rounds_deciding(log, ManetDecision::DrainRound)
 }
 
 #[test]
@@ -532,11 +537,7 @@ fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
 
 /// The rounds of `log` that started a rate trial.
 fn trial_rounds(log: &[(Option<ManetDecision>, u64)]) -> Vec<usize> {
-    log.iter()
-        .enumerate()
-        .filter(|(_, (d, _))| *d == Some(ManetDecision::RateTrial))
-        .map(|(i, _)| i)
-        .collect()
+    rounds_deciding(log, ManetDecision::RateTrial)
 }
 
 /// The rounds between successive rate trials in `log`.
