@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 3,
+        revision: 4,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -115,6 +115,18 @@ cc_core::port_config! {
             /// an ECN mark within a recovery period (it causes no cut). With false, every flat
             /// trial backs off.
             rate_check_loss_backoff: bool = true, Range::Any;
+            /// The rate check's second test: a trial's rate gain counts as room only if the
+            /// round's smallest RTT, Copa's standing queue (NSDI 2018, section 2.1), rose by at
+            /// most one datagram's time at the starting round's rate, or by that round's spread
+            /// (mean minus smallest) if larger. At a full bottleneck shared with other flows a
+            /// trial's gain is their rate: a flow with a share `s` gains `g (1 - s) / (1 + g s)`
+            /// for a window gain `g` (Little's law), which passes the rate's test up to a share of
+            /// 0.44 whatever the number of flows, while its extra datagrams raise the standing
+            /// queue; a pipe with room does not (PCC Vivace's RTT gradient, Dong et al., NSDI
+            /// 2018). The spread: jitter delivered in order holds the datagrams behind a late
+            /// one, so a larger window lifts the smallest RTT within it. Ours. With false, the
+            /// rate alone judges a trial.
+            rate_check_standing_queue: bool = true, Range::Any;
             /// A loss the flow's own queue cannot explain (the last round's backlog under
             /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
             /// threshold) keeps the window and starts no recovery period, so growth goes on

@@ -464,6 +464,8 @@ impl Manet {
         d.mode = Mode::RateTrial(RateTrial {
             start_rate,
             start_excess_ns: cc_core::saturating_ns(round.mean.saturating_sub(base)),
+            start_min_ns: cc_core::saturating_ns(round.min),
+            start_spread_ns: cc_core::saturating_ns(round.mean.saturating_sub(round.min)),
             prior_cwnd: self.window.cwnd(),
             phase: rate_check::Phase::Settling,
             cap,
@@ -491,7 +493,10 @@ impl Manet {
         d.mode = Mode::Delay(trial.cap);
         let grew = input.rate.is_some_and(|rate| {
             rate_check::grew(trial.start_rate, rate, trial.prior_cwnd, self.window.cwnd())
-        });
+        }) && (!self.config.rate_check_standing_queue()
+            || input
+                .round
+                .is_some_and(|round| trial.kept_standing_queue(round.min, self.window.mtu())));
         if grew {
             // The pipe had room: the next round the bound holds trials again, so that the
             // window climbs by the trial's gain every few rounds while the rate follows it
@@ -843,6 +848,8 @@ mod tests {
         RateTrial {
             start_rate: 1_000_000,
             start_excess_ns: 0,
+            start_min_ns: 0,
+            start_spread_ns: 0,
             prior_cwnd: 40 * u64::from(MTU),
             phase,
             cap: Cap::Unarmed,

@@ -21,6 +21,9 @@ struct Path {
     packet_number: u64,
     /// Datagrams the path holds without queueing (`PIPE` unless a test sets it).
     pipe: u64,
+    /// Datagrams other flows keep in flight through the same queue (none unless a test sets
+    /// it): they share the pipe and the queue, so this flow's rate is its share.
+    others: u64,
     /// Delay added to every RTT (another flow's queue, or a longer route).
     extra: Duration,
     /// Delay added to every other datagram's RTT (per-packet jitter: the round's minimum does
@@ -37,6 +40,7 @@ impl Path {
             now: Instant::now(),
             packet_number: 0,
             pipe: PIPE,
+            others: 0,
             extra: Duration::ZERO,
             jitter: Duration::ZERO,
             burst_queue: false,
@@ -54,7 +58,7 @@ impl Path {
             manet.on_sent(sent, u64::from(MTU), self.packet_number);
         }
         let service = BASE_RTT / self.pipe as u32;
-        let queued = packets.saturating_sub(self.pipe) as u32;
+        let queued = (packets + self.others).saturating_sub(self.pipe) as u32;
         // Half the datagrams (rounded down), the last ones, arrive `jitter` late.
         let late = if self.jitter.is_zero() {
             0
@@ -533,6 +537,43 @@ fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     let waits = trial_waits(&run(config, 300).1);
     assert!(waits.windows(2).all(|w| w[1] >= w[0]), "{waits:?}");
     assert!(waits[waits.len() - 1] > 2 * waits[0], "{waits:?}");
+}
+
+#[test]
+fn a_trial_that_takes_other_flows_share_raises_the_standing_queue_and_is_flat() {
+    // A pipe of 100 datagrams, 75 of them other flows' (three flows of 25): this flow settles
+    // near 36 datagrams, a third of the bottleneck, with a queue of about 11. A trial's quarter
+    // more takes the others' share: its rate grows by about 15%, more than the half of the gain
+    // the rate test asks, but its 9 extra datagrams all queue, and the smallest RTT rises
+    // about three datagram times at this flow's rate. Competitive mode off: the others' queue
+    // is steady, as Vegas flows keep it.
+    let trials = |standing_queue: bool| {
+        let mut config = ManetConfig::default();
+        config.set_competitive_mode(false).unwrap();
+        config
+            .set_rate_check_standing_queue(standing_queue)
+            .unwrap();
+        let mut manet = Manet::new(config, MTU);
+        let mut path = Path::new();
+        path.pipe = 100;
+        path.others = 75;
+        let log: Vec<_> = (0..120).map(|_| path.round(&mut manet)).collect();
+        (
+            rounds_deciding(&log, ManetDecision::RateTrial).len(),
+            rounds_deciding(&log, ManetDecision::RateGrew).len(),
+            manet.rate_allowance(),
+            log,
+        )
+    };
+    let (tried, grew, allowance, log) = trials(true);
+    assert!(tried >= 3, "{log:?}");
+    assert_eq!(grew, 0, "{log:?}");
+    assert_eq!(allowance, Duration::ZERO);
+    let (tried, grew, _, log) = trials(false);
+    assert!(
+        tried >= 1 && grew >= 1,
+        "the rate alone reads the share as room: {log:?}"
+    );
 }
 
 /// The rounds of `log` that started a rate trial.

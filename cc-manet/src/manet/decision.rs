@@ -45,10 +45,12 @@ pub enum ManetDecision {
     RateTrial,
     /// The first round after the trial's growth: its packets were sent at the old window.
     RateTrialSettle,
-    /// The trial's rate grew with the window: the delay the bound read was not this flow's
-    /// queue; the window keeps its gain and that delay becomes an allowance.
+    /// The trial's rate grew with the window and its standing queue did not
+    /// (`rate_check_standing_queue`): the delay the bound read was not this flow's queue; the
+    /// window keeps its gain and that delay becomes an allowance.
     RateGrew,
-    /// The trial's rate did not grow: the reading is confirmed, the window returns.
+    /// The trial's rate did not grow, or its standing queue did: the reading is confirmed, the
+    /// window returns.
     RateFlat,
     /// `queue_free_loss`: a loss with no backlog of this flow's behind it keeps the window.
     QueueFreeLoss,

@@ -26,6 +26,21 @@
 //!   BBRv2's `inflight_hi`); otherwise the next waits as long as this one did, so that trials
 //!   that once found room go on until one loses packets (after BBRv2's `PROBE_UP`;
 //!   `rate_check_loss_backoff`: with it off, every flat trial backs off).
+//!
+//! The rate alone cannot tell room from a share taken at a full bottleneck: with other flows
+//! behind the same queue, a trial takes part of their rate. At a share `s` of the bottleneck's
+//! rate, a window gain `g` raises this flow's rate by `g (1 - s) / (1 + g s)` (Little's law, the
+//! others' windows fixed), which passes [`GREW_SHARE`] while `s < (1 - G) / (1 + G g)`, 0.44 at
+//! `G` = 1/2 and `g` = 1/4: trials alone lift a flow to that share of any number of flows. The
+//! extra datagrams of such a trial queue, so the round's smallest RTT, Copa's standing queue
+//! (Arun and Balakrishnan, NSDI 2018, section 2.1), rises by `s` datagram times at this flow's
+//! rate for each datagram added; in a pipe with room it does not rise (PCC Vivace judges its
+//! rate trials by the RTT's gradient for the same reason; Dong et al., NSDI 2018, section 3).
+//! So with `rate_check_standing_queue` a gain counts only if the smallest RTT rose by at most
+//! [`standing_tolerance_ns`]: one datagram's time at the starting round's rate (the resolution
+//! of its samples, a datagram apart), or the starting round's spread if larger, since jitter
+//! delivered in order (a wireless hop's retries) holds the datagrams behind a late one, and a
+//! larger window lifts the smallest RTT within that spread.
 
 use std::time::Duration;
 
@@ -68,6 +83,10 @@ pub struct RateTrial {
     pub start_rate: u64,
     /// That round's RTT excess (mean over the base), nanoseconds: the delay the bound read.
     pub start_excess_ns: u64,
+    /// That round's smallest RTT, nanoseconds: its standing queue.
+    pub start_min_ns: u64,
+    /// That round's spread (mean minus smallest RTT), nanoseconds.
+    pub start_spread_ns: u64,
     /// The window before the trial, bytes.
     pub prior_cwnd: u64,
     /// Where the trial is.
@@ -108,6 +127,25 @@ impl RateTrial {
             lost: self.lost || (lost && self.phase == Phase::Measuring),
             ..self
         }
+    }
+}
+
+/// How far the measured round's smallest RTT may rise over the starting round's, nanoseconds,
+/// for the trial's gain to count as room: one datagram of `mtu` bytes at `start_rate` bytes per
+/// second, or `start_spread_ns` if larger.
+pub fn standing_tolerance_ns(start_rate: u64, mtu: u64, start_spread_ns: u64) -> u64 {
+    let datagram_ns = u128::from(mtu) * 1_000_000_000 / u128::from(start_rate.max(1));
+    u64::try_from(datagram_ns)
+        .unwrap_or(u64::MAX)
+        .max(start_spread_ns)
+}
+
+impl RateTrial {
+    /// Whether the measured round's smallest RTT, `min`, kept the standing queue the trial
+    /// began with (`rate_check_standing_queue`), for datagrams of `mtu` bytes.
+    pub fn kept_standing_queue(&self, min: Duration, mtu: u64) -> bool {
+        let rise = cc_core::saturating_ns(min).saturating_sub(self.start_min_ns);
+        rise <= standing_tolerance_ns(self.start_rate, mtu, self.start_spread_ns)
     }
 }
 
@@ -153,6 +191,37 @@ mod tests {
     fn the_trial_adds_a_quarter_and_at_least_a_datagram() {
         assert_eq!(trial_window(40 * MTU, MTU), 50 * MTU);
         assert_eq!(trial_window(2 * MTU, MTU), 3 * MTU);
+    }
+
+    fn trial(start_rate: u64, start_min_ms: u64, start_spread_ms: u64) -> RateTrial {
+        RateTrial {
+            start_rate,
+            start_excess_ns: 0,
+            start_min_ns: start_min_ms * 1_000_000,
+            start_spread_ns: start_spread_ms * 1_000_000,
+            prior_cwnd: 40 * MTU,
+            phase: Phase::Measuring,
+            cap: Cap::Unarmed,
+            lost: false,
+        }
+    }
+
+    #[test]
+    fn the_standing_queue_may_rise_a_datagram_or_the_spread() {
+        let ms = Duration::from_millis;
+        // 120,000 bytes per second: a datagram of 1,200 bytes every 10 ms.
+        assert_eq!(standing_tolerance_ns(120_000, MTU, 0), 10_000_000);
+        assert_eq!(standing_tolerance_ns(120_000, MTU, 25_000_000), 25_000_000);
+        let t = trial(120_000, 100, 0);
+        assert!(t.kept_standing_queue(ms(110), MTU));
+        assert!(!t.kept_standing_queue(Duration::from_micros(110_001), MTU));
+        // A smaller smallest RTT never fails it.
+        assert!(t.kept_standing_queue(ms(90), MTU));
+        let jittered = trial(120_000, 100, 25);
+        assert!(jittered.kept_standing_queue(ms(125), MTU));
+        assert!(!jittered.kept_standing_queue(ms(126), MTU));
+        // A rate of zero reads as one byte per second: no division by zero, and any rise fits.
+        assert!(trial(0, 100, 0).kept_standing_queue(ms(1_000), MTU));
     }
 
     #[test]
