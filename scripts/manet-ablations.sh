@@ -9,4 +9,5 @@ manet_ablations=(backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fal
   empty_queue_css:empty_queue_css=false mean_round_rtt:mean_round_rtt=false
   refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false
   jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false rate_check:rate_check=false
-  rate_check_loss_backoff:rate_check_loss_backoff=false queue_free_loss:queue_free_loss=false)
+  rate_check_loss_backoff:rate_check_loss_backoff=false
+  rate_check_standing_queue:rate_check_standing_queue=false queue_free_loss:queue_free_loss=false)
