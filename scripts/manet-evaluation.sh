@@ -160,6 +160,11 @@ for dir in 802.11a 802.11g; do
   sweep "ablation/bdp_cap/ns3-chain-$dir" --preset ns3-chain "${settings[@]}" --controllers manet \
     --set manet.bdp_cap=false --seeds 5
 done
+# The rate trials' cadence (`rate_check_loss_backoff`) off on 802.11g's chains, whose windows
+# are large enough for trials to run (on 802.11b's they are not).
+mapfile -t settings < <(chain_settings 802.11g)
+sweep "ablation/rate_check_loss_backoff/ns3-chain-802.11g" --preset ns3-chain "${settings[@]}" \
+  --controllers manet --set manet.rate_check_loss_backoff=false --seeds 5
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
 # (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's
