@@ -843,12 +843,13 @@ mod tests {
         assert!(d.reno_reset && !d.forget_base);
     }
 
-    /// A rate trial under way with nothing lost yet, from a rate of 1 MB/s at 40 datagrams.
+    /// A rate trial under way with nothing lost yet, from a rate of 1 MB/s at 40 datagrams,
+    /// from a round whose RTTs were all 100 ms.
     fn trial(phase: rate_check::Phase) -> RateTrial {
         RateTrial {
             start_rate: 1_000_000,
             start_excess_ns: 0,
-            start_min_ns: 0,
+            start_min_ns: 100_000_000,
             start_spread_ns: 0,
             prior_cwnd: 40 * u64::from(MTU),
             phase,
@@ -901,6 +902,43 @@ mod tests {
                 d.rate_schedule.interval, expected,
                 "loss backoff {loss_backoff}, lost {lost}"
             );
+        }
+    }
+
+    #[test]
+    fn a_grown_rate_is_room_only_if_the_standing_queue_stayed() {
+        // 40 -> 50 datagrams, the rate 1 -> 1.2 MB/s (more than the half of the gain asked):
+        // room while the round's smallest RTT stays at 100 ms, a share taken once it rose by
+        // more than a datagram's time at 1 MB/s (1.2 ms), unless the knob is off.
+        for (standing_queue, min_ms, grew) in [
+            (true, 100.0, true),
+            (true, 101.2, true),
+            (true, 102.0, false),
+            (false, 102.0, true),
+        ] {
+            let mut m = manet(|c| {
+                c.set_rate_check_standing_queue(standing_queue).unwrap();
+            });
+            m.window.set_cwnd(50 * u64::from(MTU));
+            let mut input = measured(&m, 1_200_000, 0);
+            let rtt = Duration::from_secs_f64(min_ms / 1000.0);
+            input.round = input.round.map(|r| cc_core::RoundRtt {
+                min: rtt,
+                mean: rtt,
+                ..r
+            });
+            input.rate = rate_check::delivery_rate(input.delivered, rtt);
+            let d = m.decide_trial(
+                Decision::keep(&m, ManetDecision::NoSample),
+                trial(rate_check::Phase::Measuring),
+                &input,
+            );
+            let expected = if grew {
+                ManetDecision::RateGrew
+            } else {
+                ManetDecision::RateFlat
+            };
+            assert_eq!(d.rule, expected, "knob {standing_queue}, min {min_ms} ms");
         }
     }
 
