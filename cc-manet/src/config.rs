@@ -122,8 +122,9 @@ cc_core::port_config! {
             /// trial's gain is their rate: a flow with a share `s` gains `g (1 - s) / (1 + g s)`
             /// for a window gain `g` (Little's law), which passes the rate's test up to a share of
             /// 0.44 whatever the number of flows, while its extra datagrams raise the standing
-            /// queue; a pipe with room does not (PCC Vivace's RTT gradient, Dong et al., NSDI
-            /// 2018). The spread: jitter delivered in order holds the datagrams behind a late
+            /// queue; a pipe with room for the whole gain does not (PCC Vivace's RTT gradient,
+            /// Dong et al., NSDI 2018). It sees a share taken only where the gain times the
+            /// share exceeds one datagram (or the spread). The spread: jitter delivered in order holds the datagrams behind a late
             /// one, so a larger window lifts the smallest RTT within it. Ours. With false, the
             /// rate alone judges a trial.
             rate_check_standing_queue: bool = true, Range::Any;

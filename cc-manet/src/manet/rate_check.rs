@@ -34,8 +34,11 @@
 //! `G` = 1/2 and `g` = 1/4: trials alone lift a flow to that share of any number of flows. The
 //! extra datagrams of such a trial queue, so the round's smallest RTT, Copa's standing queue
 //! (Arun and Balakrishnan, NSDI 2018, section 2.1), rises by `s` datagram times at this flow's
-//! rate for each datagram added; in a pipe with room it does not rise (PCC Vivace judges its
-//! rate trials by the RTT's gradient for the same reason; Dong et al., NSDI 2018, section 3).
+//! rate for each datagram added; in a pipe with room for the whole gain it does not rise (PCC
+//! Vivace judges its rate trials by the RTT's gradient for the same reason; Dong et al., NSDI
+//! 2018, section 3). A trial that finds room for only part of its gain now reads as flat, and a
+//! share taken is seen only where the gain times the share exceeds the tolerance below (four
+//! flows at a fair share: windows of more than 16 datagrams).
 //! So with `rate_check_standing_queue` a gain counts only if the smallest RTT rose by at most
 //! [`standing_tolerance_ns`]: one datagram's time at the starting round's rate (the resolution
 //! of its samples, a datagram apart), or the starting round's spread if larger, since jitter
