@@ -491,12 +491,11 @@ impl Manet {
             return d;
         }
         d.mode = Mode::Delay(trial.cap);
-        let grew = input.rate.is_some_and(|rate| {
+        let grew = input.round.zip(input.rate).is_some_and(|(round, rate)| {
             rate_check::grew(trial.start_rate, rate, trial.prior_cwnd, self.window.cwnd())
-        }) && (!self.config.rate_check_standing_queue()
-            || input
-                .round
-                .is_some_and(|round| trial.kept_standing_queue(round.min, self.window.mtu())));
+                && (!self.config.rate_check_standing_queue()
+                    || trial.kept_standing_queue(round.min, self.window.mtu()))
+        });
         if grew {
             // The pipe had room: the next round the bound holds trials again, so that the
             // window climbs by the trial's gain every few rounds while the rate follows it

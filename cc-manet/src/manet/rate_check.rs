@@ -131,6 +131,13 @@ impl RateTrial {
             ..self
         }
     }
+
+    /// Whether the measured round's smallest RTT, `min`, kept the standing queue the trial
+    /// began with (`rate_check_standing_queue`), for datagrams of `mtu` bytes.
+    pub fn kept_standing_queue(&self, min: Duration, mtu: u64) -> bool {
+        let rise = cc_core::saturating_ns(min).saturating_sub(self.start_min_ns);
+        rise <= standing_tolerance_ns(self.start_rate, mtu, self.start_spread_ns)
+    }
 }
 
 /// How far the measured round's smallest RTT may rise over the starting round's, nanoseconds,
@@ -141,15 +148,6 @@ pub fn standing_tolerance_ns(start_rate: u64, mtu: u64, start_spread_ns: u64) ->
     u64::try_from(datagram_ns)
         .unwrap_or(u64::MAX)
         .max(start_spread_ns)
-}
-
-impl RateTrial {
-    /// Whether the measured round's smallest RTT, `min`, kept the standing queue the trial
-    /// began with (`rate_check_standing_queue`), for datagrams of `mtu` bytes.
-    pub fn kept_standing_queue(&self, min: Duration, mtu: u64) -> bool {
-        let rise = cc_core::saturating_ns(min).saturating_sub(self.start_min_ns);
-        rise <= standing_tolerance_ns(self.start_rate, mtu, self.start_spread_ns)
-    }
 }
 
 /// Whether a trial that found the rate flat doubles the wait before the next: with
