@@ -86,39 +86,55 @@ pub struct RoundRtt {
 ///
 /// Samples are per acknowledged packet (`now - sent`). A zero sample (sent and acknowledged at
 /// the same instant, which no real path produces) carries no path information and is ignored,
-/// so the base RTT is never zero.
+/// so the base RTT is never zero. Samples are kept in nanoseconds, saturating at `u64::MAX`
+/// (584 years), because this runs on every acknowledged packet.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RttRounds {
-    /// Minimum of all samples; `None` before the first.
-    base: Option<Duration>,
-    /// Minimum sample of the current round; `None` until the round's first.
-    round_min: Option<Duration>,
+    /// Minimum of all samples, nanoseconds; 0 before the first (a zero sample is ignored).
+    base_ns: u64,
+    /// Minimum sample of the current round, nanoseconds; 0 until the round's first.
+    round_min_ns: u64,
     /// Samples in the current round.
     round_samples: u32,
     /// Sum of the current round's samples, nanoseconds (saturating).
     round_sum_ns: u64,
-    /// The latest sample.
-    latest: Option<Duration>,
+    /// The latest sample, nanoseconds; 0 before the first.
+    latest_ns: u64,
+}
+
+/// A kept sample in nanoseconds as a duration: `None` for 0, which marks "no sample".
+fn sample(ns: u64) -> Option<Duration> {
+    (ns != 0).then(|| Duration::from_nanos(ns))
 }
 
 impl RttRounds {
-    /// One RTT sample.
-    pub fn on_sample(&mut self, rtt: Duration) {
-        if rtt.is_zero() {
-            return;
+    /// One RTT sample. Returns whether it is at or below the base RTT as it stood before it
+    /// (or the first sample): the base was just confirmed or lowered.
+    #[inline]
+    pub fn on_sample(&mut self, rtt: Duration) -> bool {
+        let ns = crate::saturating_ns(rtt);
+        if ns == 0 {
+            return false;
         }
-        self.latest = Some(rtt);
-        self.base = Some(self.base.map_or(rtt, |b| b.min(rtt)));
-        self.round_min = Some(self.round_min.map_or(rtt, |m| m.min(rtt)));
+        self.latest_ns = ns;
+        let at_base = self.base_ns == 0 || ns <= self.base_ns;
+        if at_base {
+            self.base_ns = ns;
+        }
+        if self.round_min_ns == 0 || ns < self.round_min_ns {
+            self.round_min_ns = ns;
+        }
         self.round_samples = self.round_samples.saturating_add(1);
-        self.round_sum_ns = self.round_sum_ns.saturating_add(crate::saturating_ns(rtt));
+        self.round_sum_ns = self.round_sum_ns.saturating_add(ns);
+        at_base
     }
 
     /// Closes the current round: its RTTs, if it had any samples, and a fresh round begins.
     pub fn end_round(&mut self) -> Option<RoundRtt> {
         let samples = std::mem::take(&mut self.round_samples);
         let sum = std::mem::take(&mut self.round_sum_ns);
-        self.round_min.take().map(|min| RoundRtt {
+        let min = sample(std::mem::take(&mut self.round_min_ns))?;
+        Some(RoundRtt {
             min,
             mean: Duration::from_nanos(sum / u64::from(samples.max(1))),
             samples,
@@ -129,23 +145,23 @@ impl RttRounds {
     /// changed (after a timeout, as Linux's Westwood+ resets its minimum RTT on a loss
     /// timeout).
     pub fn reset_base(&mut self) {
-        self.base = None;
+        self.base_ns = 0;
     }
 
     /// The base RTT (minimum of all samples since the start or the last
     /// [`reset_base`](Self::reset_base)).
     pub fn base(&self) -> Option<Duration> {
-        self.base
+        sample(self.base_ns)
     }
 
     /// The latest sample.
     pub fn latest(&self) -> Option<Duration> {
-        self.latest
+        sample(self.latest_ns)
     }
 
     /// The current round's smallest sample so far.
     pub fn round_min(&self) -> Option<Duration> {
-        self.round_min
+        sample(self.round_min_ns)
     }
 }
 

@@ -703,10 +703,9 @@ impl CongestionAlgorithm for Manet {
 
     fn on_ack(&mut self, ack: &AckSample) {
         let rtt = ack.latest_rtt();
-        if !rtt.is_zero() && self.rtt.base().is_none_or(|base| rtt <= base) {
+        if self.rtt.on_sample(rtt) {
             self.base_stamp = Some(ack.now);
         }
-        self.rtt.on_sample(rtt);
         self.bwe.on_rtt_sample(rtt);
         self.in_recovery = self.recovery.contains(ack.sent);
         self.frame_acked = self.frame_acked.saturating_add(ack.bytes);

@@ -24,6 +24,18 @@ pub struct CubicGrowth {
     epoch_start: Option<Instant>,
     /// The Reno-friendly window estimate, datagrams (`W_est`).
     w_est: f64,
+    /// The last target before clamping, `C x (t - K)^3 + W_max`, with the time and smoothed
+    /// RTT it was read at: the ACKs of one frame share both, so only the frame's first pays
+    /// for the clock arithmetic.
+    target: Option<FrameTarget>,
+}
+
+/// CUBIC's unclamped target at one `(now, rtt)`.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct FrameTarget {
+    now: Instant,
+    rtt: Duration,
+    w_cubic: f64,
 }
 
 impl CubicGrowth {
@@ -37,6 +49,7 @@ impl CubicGrowth {
         };
         self.k = ((self.w_max - after).max(0.0) / C).cbrt();
         self.epoch_start = None;
+        self.target = None;
         self.w_est = after;
     }
 
@@ -45,6 +58,7 @@ impl CubicGrowth {
         self.w_max = cwnd;
         self.k = 0.0;
         self.epoch_start = None;
+        self.target = None;
         self.w_est = cwnd;
     }
 
@@ -53,13 +67,21 @@ impl CubicGrowth {
     /// half the window further, or the Reno-friendly estimate where that is larger (RFC 9438
     /// sections 4.2-4.4).
     pub fn grown(&mut self, now: Instant, rtt: Duration, cwnd: f64, acked: f64) -> f64 {
-        let start = *self.epoch_start.get_or_insert(now);
         if self.w_est == 0.0 {
             self.w_est = cwnd;
         }
-        let t = now.saturating_duration_since(start) + rtt;
-        let offset = t.as_secs_f64() - self.k;
-        let target = (C * offset * offset * offset + self.w_max).clamp(cwnd, 1.5 * cwnd);
+        let w_cubic = match self.target {
+            Some(t) if t.now == now && t.rtt == rtt => t.w_cubic,
+            _ => {
+                let start = *self.epoch_start.get_or_insert(now);
+                let t = now.saturating_duration_since(start).saturating_add(rtt);
+                let offset = t.as_secs_f64() - self.k;
+                let w_cubic = C * offset * offset * offset + self.w_max;
+                self.target = Some(FrameTarget { now, rtt, w_cubic });
+                w_cubic
+            }
+        };
+        let target = w_cubic.clamp(cwnd, 1.5 * cwnd);
         self.w_est += ALPHA * acked / cwnd.max(1.0);
         let cubic = cwnd + (target - cwnd) * acked / cwnd.max(1.0);
         cubic.max(self.w_est.min(cwnd + acked))
