@@ -260,10 +260,10 @@ mod tests {
     fn base_rtt_is_the_minimum_and_rounds_reset() {
         let mut t = RttRounds::default();
         assert_eq!(t.end_round(), None);
-        t.on_sample(ms(120));
-        t.on_sample(ms(100));
-        t.on_sample(ms(110));
-        t.on_sample(Duration::ZERO); // ignored
+        assert!(t.on_sample(ms(120)), "the first sample sets the base");
+        assert!(t.on_sample(ms(100)), "a lower sample lowers it");
+        assert!(!t.on_sample(ms(110)));
+        assert!(!t.on_sample(Duration::ZERO), "ignored");
         assert_eq!(t.base(), Some(ms(100)));
         assert_eq!(t.latest(), Some(ms(110)));
         assert_eq!(
@@ -285,6 +285,14 @@ mod tests {
             })
         );
         assert_eq!(t.base(), Some(ms(100)), "the base survives rounds");
+        assert!(t.on_sample(ms(100)), "a sample at the base confirms it");
+        t.reset_base();
+        assert_eq!(t.base(), None);
+        assert!(
+            t.on_sample(ms(130)),
+            "after a reset the next sample is the base"
+        );
+        assert_eq!(t.base(), Some(ms(130)));
     }
 
     #[test]
