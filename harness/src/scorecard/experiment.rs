@@ -30,6 +30,9 @@ pub struct Figures {
     pub others_bps: Option<f64>,
     /// Jain's index over all of the run's flows.
     pub jain: f64,
+    /// The run's goodput, bits per second: all of its flows together, whatever their
+    /// controllers.
+    pub total_bps: f64,
 }
 
 impl Figures {
@@ -67,6 +70,7 @@ impl Figures {
             },
             others_bps: mean(&others),
             jain: run.jain,
+            total_bps: run.goodput_bps,
         }
     }
 }

@@ -22,6 +22,7 @@ fn runs(tag: &str, controller: &str, goodputs_mbps: &[f64], rtt_ms: f64) -> Seed
                 loss_rate: 0.0,
                 others_bps: None,
                 jain: 1.0,
+                total_bps: g * 1e6,
             };
             (seed, figures)
         })
@@ -318,4 +319,36 @@ fn jain_scores_the_controller_with_its_knob_set() {
         err.to_string().contains("no runs of that controller"),
         "{err}"
     );
+}
+
+/// Beside the stack's Cubic, Jain's table also pairs the runs' goodputs, all flows together:
+/// four flows of the composite against Cubic's four. Without Cubic there is no such column.
+#[test]
+fn jain_pairs_all_flows_together_against_cubic() {
+    let own4 = experiment(
+        "quinn/ns3-chain-own4",
+        vec![point(
+            "hops=3",
+            true,
+            vec![
+                ("manet", runs("m", "manet", &[2.0, 2.2], 50.0)),
+                ("cubic", runs("c", "cubic", &[1.0, 1.1], 50.0)),
+            ],
+        )],
+    );
+    let text = super::jain::jain(std::slice::from_ref(&own4), "manet")
+        .unwrap()
+        .markdown();
+    assert!(text.contains("| manet x cubic, all flows |"), "{text}");
+    assert!(text.contains("| met | 2.00 [2.00, 2.00]* |"), "{text}");
+    let alone = experiment(
+        "quinn/ns3-chain-own4",
+        vec![point(
+            "hops=3",
+            true,
+            vec![("manet", runs("m", "manet", &[2.0, 2.2], 50.0))],
+        )],
+    );
+    let text = super::jain::jain(&[alone], "manet").unwrap().markdown();
+    assert!(!text.contains("all flows"), "{text}");
 }
