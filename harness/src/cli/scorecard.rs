@@ -92,7 +92,8 @@ enum ScorecardCommand {
         #[command(flatten)]
         format: FormatArg,
     },
-    /// Jain's index over each run's flows, mean (and least) over seeds, per point and controller.
+    /// Jain's index over each run's flows, mean (and least) over seeds, per point and controller;
+    /// beside the stack's Cubic, the runs' goodputs, all flows together, paired against Cubic's.
     Jain {
         /// Result directories of runs with several flows.
         #[arg(required = true, value_name = "DIR")]
