@@ -124,6 +124,30 @@ mod tests {
         assert!(cwnd > 120.0, "convex growth past W_max: {cwnd}");
     }
 
+    /// A frame's ACKs share its target; a reduction or a new start between two of them (the
+    /// same instant and RTT) must not: the next ACK reads the new epoch's target.
+    #[test]
+    fn a_reduction_forgets_the_frames_target() {
+        let t0 = Instant::now();
+        let rtt = Duration::from_millis(50);
+        let now = t0 + Duration::from_secs(3);
+        let mut cubic = CubicGrowth::default();
+        cubic.on_reduction(100.0, 70.0);
+        cubic.grown(t0, rtt, 70.0, 1.0);
+        let before = cubic.grown(now, rtt, 70.0, 1.0);
+        let restarts: [fn(&mut CubicGrowth); 2] =
+            [|c| c.on_reduction(70.0, 49.0), |c| c.start_at(70.0)];
+        for restart in restarts {
+            let mut cached = cubic.clone();
+            restart(&mut cached);
+            let mut fresh = cached.clone();
+            fresh.target = None;
+            let after = cached.grown(now, rtt, 49.0, 1.0);
+            assert_eq!(after.to_bits(), fresh.grown(now, rtt, 49.0, 1.0).to_bits());
+            assert_ne!(after, before);
+        }
+    }
+
     #[test]
     fn never_shrinks_and_is_at_least_reno_friendly() {
         let mut cubic = CubicGrowth::default();
