@@ -102,6 +102,68 @@ fn against_jain_and_ablation_read_their_layouts() {
     assert!(stdout(&output).contains("without backlog_bound"));
 }
 
+/// Jain's table pairs the runs' goodputs, all four flows together, against Cubic's four: the
+/// column's mean is the geometric mean over seeds of the totals' ratios, recomputed here from
+/// the result file's flows.
+#[test]
+fn jain_pairs_all_four_flows_against_cubics_four() {
+    let dir = tempfile::tempdir().unwrap();
+    let own4 = results().join("manet/quinn/ns3-chain-own4");
+    let output = run_in(
+        dir.path(),
+        &["scorecard", "jain", path(&own4), "--format", "json"],
+    );
+    assert!(output.status.success(), "{}", stderr(&output));
+    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let table = &json["blocks"][0]["table"];
+    let column = table["columns"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .position(|c| c == "manet x cubic, all flows")
+        .expect("the all-flows column");
+    let mut totals = std::collections::BTreeMap::new();
+    let file = std::fs::read_to_string(own4.join("shard-0-of-1.jsonl")).unwrap();
+    for line in file.lines() {
+        let v: serde_json::Value = serde_json::from_str(line).unwrap();
+        if v["kind"] != "run" {
+            continue;
+        }
+        let r = &v["result"];
+        let flows = r["flows"].as_array().unwrap();
+        assert_eq!(flows.len(), 4, "four flows per run");
+        let total: f64 = flows
+            .iter()
+            .map(|f| f["goodput_bps"].as_f64().unwrap())
+            .sum();
+        let key = (
+            r["controller"].as_str().unwrap().to_owned(),
+            r["point"].as_str().unwrap().to_owned(),
+            r["seed"].as_u64().unwrap(),
+        );
+        totals.insert(key, total);
+    }
+    let rows = table["rows"].as_array().unwrap();
+    assert_eq!(rows.len(), 4, "{table}");
+    for row in rows {
+        let point = row[1].as_str().unwrap();
+        let logs: Vec<f64> = (1..=5)
+            .map(|seed| {
+                let of = |c: &str| totals[&(c.to_owned(), point.to_owned(), seed)];
+                (of("manet") / of("cubic")).ln()
+            })
+            .collect();
+        let expected = (logs.iter().sum::<f64>() / logs.len() as f64).exp();
+        let cell = &row[column];
+        let mean = cell["mean"].as_f64().unwrap();
+        assert!(
+            (mean - expected).abs() < 1e-9,
+            "{point}: {mean} != {expected}"
+        );
+        assert_eq!(cell["seeds"], 5, "{cell}");
+    }
+}
+
 #[test]
 fn a_split_is_seeded_drawn_once_and_never_overwritten() {
     let dir = tempfile::tempdir().unwrap();
