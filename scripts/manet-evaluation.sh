@@ -3,9 +3,10 @@
 # every sweep below, resumable (a re-run skips the runs its directory has), then each one's
 # table with the paired ratios to NewReno and Cubic (`harness merge`). The ablation sweeps turn
 # one mechanism off each; the scorecard and the ablation table close it (`harness scorecard`,
-# by scripts/manet-report.sh); about 6 minutes on 2 cores, about 25 more for ns-3's chains under other 802.11
-# settings (802.11a's and 802.11g's higher rates carry many more datagrams), and about 25 more
-# for the papers' ns-3 presets.
+# by scripts/manet-report.sh); about 6 minutes on 2 cores, 2 more for four own flows on ns-3's
+# chains, about 25 more for ns-3's chains under other 802.11 settings (802.11a's and 802.11g's
+# higher rates carry many more datagrams), about 25 more for the papers' ns-3 presets and 28
+# more for ABRA's and SACK-FeW's node sweeps among them (networks of up to 200 nodes).
 # Usage: scripts/manet-evaluation.sh [OUT_DIR] (default results/manet);
 # HARNESS=path/to/harness (default: a release build with the ns3 feature); DRY_RUN=1 checks
 # every sweep with `--dry-run` (its grid, and that OUT_DIR's directory for it resumes) and
@@ -179,7 +180,7 @@ sweep "ablation/rate_check_loss_backoff/ns3-chain-802.11g" --preset ns3-chain "$
   --controllers manet --set manet.rate_check_loss_backoff=false --seeds 5
 # The papers' ns-3 presets (quinn), `manet` beside the committed baselines of each: adopted
 # from their sweeps, so on the same networks and seeds, with ns-3's stock AODV as they were run
-# (its gratuitous replies, the black hole of netsim-ns3's README). About 1 core-hour; TCP-UB's
+# (its gratuitous replies, the black hole of netsim-ns3's README). About 2 core-hours; TCP-UB's
 # mobility preset (about 2 core-hours for one controller) and Karak's speed preset are not
 # among them.
 papers_ns3() { # preset, the directory its baselines are in, their controllers, more arguments
