@@ -18,6 +18,13 @@ fn path(p: &Path) -> &str {
     p.to_str().unwrap()
 }
 
+/// `harness scorecard COMMAND DIR --format json`, run in `cwd`, parsed (it must succeed).
+fn scorecard_json(cwd: &Path, command: &str, dir: &Path) -> serde_json::Value {
+    let output = run_in(cwd, &["scorecard", command, path(dir), "--format", "json"]);
+    assert!(output.status.success(), "{}", stderr(&output));
+    serde_json::from_str(&stdout(&output)).unwrap()
+}
+
 #[test]
 fn targets_print_the_composites_verdicts_as_markdown_and_json() {
     let dir = tempfile::tempdir().unwrap();
@@ -31,12 +38,7 @@ fn targets_print_the_composites_verdicts_as_markdown_and_json() {
     );
     assert!(text.contains("| quinn/demo | demo |"), "{text}");
     assert!(text.contains("targets met,"), "{text}");
-    let output = run_in(
-        dir.path(),
-        &["scorecard", "targets", path(&demo), "--format", "json"],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json = scorecard_json(dir.path(), "targets", &demo);
     let table = &json["blocks"][0]["table"];
     assert_eq!(table["columns"][2], "x default (Cubic)");
     let ratio = &table["rows"][0][2];
@@ -109,12 +111,7 @@ fn against_jain_and_ablation_read_their_layouts() {
 fn jain_pairs_all_four_flows_against_cubics_four() {
     let dir = tempfile::tempdir().unwrap();
     let own4 = results().join("manet/quinn/ns3-chain-own4");
-    let output = run_in(
-        dir.path(),
-        &["scorecard", "jain", path(&own4), "--format", "json"],
-    );
-    assert!(output.status.success(), "{}", stderr(&output));
-    let json: serde_json::Value = serde_json::from_str(&stdout(&output)).unwrap();
+    let json = scorecard_json(dir.path(), "jain", &own4);
     let table = &json["blocks"][0]["table"];
     let column = table["columns"]
         .as_array()
