@@ -110,8 +110,18 @@ impl Point {
 
     /// The seed-paired goodputs of `mine` over `other` here (empty when either did not run).
     pub fn pairs(&self, mine: &str, other: &str) -> Vec<Pair> {
+        self.pairs_of(mine, other, |f| Some(f.goodput_bps))
+    }
+
+    /// The seed-paired `figure`s of `mine` over `other` here (empty when either did not run).
+    pub fn pairs_of(
+        &self,
+        mine: &str,
+        other: &str,
+        figure: impl Fn(&Figures) -> Option<f64>,
+    ) -> Vec<Pair> {
         match (self.controllers.get(mine), self.controllers.get(other)) {
-            (Some(a), Some(b)) => pairs(a, b, |f| Some(f.goodput_bps)),
+            (Some(a), Some(b)) => pairs(a, b, figure),
             _ => Vec::new(),
         }
     }

@@ -3,7 +3,7 @@
 //! Cubic ran beside the scored controller, what all the flows carried together against Cubic's.
 
 use super::document::{Cell, Document, Table};
-use super::experiment::{DEFAULT, Experiment, mean, pairs, ratio};
+use super::experiment::{DEFAULT, Experiment, mean, ratio};
 use crate::error::Result;
 
 /// Issue 34's target for several flows of the scored controller on one bottleneck.
@@ -51,13 +51,7 @@ pub fn jain(experiments: &[Experiment], controller: &str) -> Result<Document> {
                 }),
             ));
             if beside_cubic {
-                let totals = match (
-                    point.controllers.get(controller),
-                    point.controllers.get(DEFAULT),
-                ) {
-                    (Some(mine), Some(cubic)) => pairs(mine, cubic, |f| Some(f.total_bps)),
-                    _ => Vec::new(),
-                };
+                let totals = point.pairs_of(controller, DEFAULT, |f| Some(f.total_bps));
                 row.push(Cell::ratio(ratio(&totals)));
             }
             table.rows.push(row);
