@@ -124,9 +124,9 @@ cc_core::port_config! {
             /// 0.44 whatever the number of flows, while its extra datagrams raise the standing
             /// queue; a pipe with room for the whole gain does not (PCC Vivace's RTT gradient,
             /// Dong et al., NSDI 2018). It sees a share taken only where the gain times the
-            /// share exceeds one datagram (or the spread). The spread: jitter delivered in order holds the datagrams behind a late
-            /// one, so a larger window lifts the smallest RTT within it. Ours. With false, the
-            /// rate alone judges a trial.
+            /// share exceeds one datagram (or the spread). The spread: jitter delivered in
+            /// order holds the datagrams behind a late one, so a larger window lifts the
+            /// smallest RTT within it. Ours. With false, the rate alone judges a trial.
             rate_check_standing_queue: bool = true, Range::Any;
             /// A loss the flow's own queue cannot explain (the last round's backlog under
             /// `alpha`, and at most 2% of the last round's bytes lost this round, BBRv2's loss
