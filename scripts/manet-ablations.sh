@@ -10,4 +10,6 @@ manet_ablations=(backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fal
   refresh_base_rtt:refresh_base_rtt=false veno_random_loss:veno_random_loss=false
   jitter_allowance:jitter_allowance=false bdp_cap:bdp_cap=false rate_check:rate_check=false
   rate_check_loss_backoff:rate_check_loss_backoff=false
-  rate_check_standing_queue:rate_check_standing_queue=false queue_free_loss:queue_free_loss=false)
+  rate_check_standing_queue:rate_check_standing_queue=false queue_free_loss:queue_free_loss=false
+  queue_free_loss_spread:queue_free_loss_spread=false
+  competitive_mode_jitter:competitive_mode_jitter=false)

@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 4,
+        revision: 5,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -135,6 +135,14 @@ cc_core::port_config! {
             /// TCP-UB's bands). With false such a loss takes Veno's cut. An ECN mark is always
             /// congestion.
             queue_free_loss: bool = true, Range::Any;
+            /// `queue_free_loss` also reads a round whose standing queue (Copa's: its smallest
+            /// RTT over the base, NSDI 2018 section 2.1) lies within its RTT spread (mean minus
+            /// smallest) or the jitter allowance as free of this flow's queue: this flow's queue
+            /// delays every datagram of a round and raises its smallest RTT, while per-datagram
+            /// jitter raises the mean that Vegas' backlog reads. Ours, from Copa's standing
+            /// queue and PETRA's reading (section 4.2.3: the window is kept unless the RTT
+            /// confirms congestion). With false only the backlog and the rate check's room tell.
+            queue_free_loss_spread: bool = true, Range::Any;
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
             /// loss. With the backlog bound only.
@@ -180,6 +188,14 @@ cc_core::port_config! {
             /// delay, which a smaller window reduces by less than half, reads as a competitor's
             /// queue; every other constant is its source's.
             competitive_mode: bool = true, Range::Any;
+            /// Copa's switch reads a queueing delay within the jitter allowance
+            /// (`jitter_allowance`) as no queue: a drain round that keeps such a delay finds no
+            /// competitor, and competitive mode ends once the delay falls within it. Copa's
+            /// smallest RTT filters jitter over many samples (section 2.1); with jitter as large
+            /// as the RTT a drain round, holding fewer samples, reads a larger smallest RTT, and
+            /// Copa's exit (a tenth of the recent maximum) is seldom met. Ours. With false (or
+            /// without `jitter_allowance`), Copa's test alone.
+            competitive_mode_jitter: bool = true, Range::Any;
             /// Round trips with a standing queue before a drain round (Copa: 5).
             competitive_rounds: u64 = 5, Range::Integer { min: 1, max: 1000 };
             /// The restore after a drain round, BBR's `ProbeRTT` exit (Cardwell et al., ACM Queue

@@ -94,6 +94,9 @@ pub struct Manet {
     in_recovery: bool,
     last_decision: Option<ManetDecision>,
     last_diff: Option<f64>,
+    /// Whether the last round's standing queue lay within its RTT spread or the jitter
+    /// allowance (`queue_free_loss_spread`).
+    last_spread_free: bool,
     /// When the base RTT was last set (a sample at or below it; `refresh_base_rtt`).
     base_stamp: Option<cc_core::Instant>,
     /// The round RTT spread (mean minus minimum) that the last drain round did not remove,
@@ -137,6 +140,7 @@ impl Manet {
             recent: RecentDelays::default(),
             last_decision: None,
             last_diff: None,
+            last_spread_free: false,
             base_stamp: None,
             jitter_ns: 0,
         }
@@ -285,7 +289,11 @@ impl Manet {
         let delay = round.min.saturating_sub(base);
         let recent_max = self.recent.max();
         let diff = backlog.diff_packets;
-        d.reading = Some(Reading { diff, delay });
+        d.reading = Some(Reading {
+            diff,
+            delay,
+            spread,
+        });
         if self.phase == ManetPhase::SlowStart {
             if c.slow_start_exit() && slow_start_exit::exits(diff) {
                 d.window = Some(slow_start_exit::exit_window(
@@ -309,6 +317,7 @@ impl Manet {
                 if competitive_mode::leaves(
                     delay,
                     recent_max,
+                    self.competitive_jitter(self.jitter_ns),
                     diff,
                     c.beta(),
                     c.leave_competitive_under_beta(),
@@ -410,6 +419,16 @@ impl Manet {
             }
         }
         d
+    }
+
+    /// The jitter allowance `jitter_ns` as Copa's switch reads it (`competitive_mode_jitter`;
+    /// zero with the knob off).
+    fn competitive_jitter(&self, jitter_ns: u64) -> Duration {
+        if self.config.competitive_mode_jitter() {
+            Duration::from_nanos(jitter_ns)
+        } else {
+            Duration::ZERO
+        }
     }
 
     /// A drain round's start, where the cut would remove a datagram: the window is cut to the
@@ -551,7 +570,8 @@ impl Manet {
             let restored = drain_round::restored(self.window.cwnd(), drain.prior_cwnd);
             d.restart_window(&self.window, restored);
         }
-        match competitive_mode::judge(Duration::from_nanos(drain.start_delay_ns), delay) {
+        let jitter = self.competitive_jitter(d.jitter_ns);
+        match competitive_mode::judge(Duration::from_nanos(drain.start_delay_ns), delay, jitter) {
             Verdict::CompetingQueue => {
                 d.mode = Mode::Competitive;
                 d.schedule.interval = drain_round::first_interval(c);
@@ -609,6 +629,11 @@ impl Manet {
         let before = self.cwnd_packets();
         if let Some(reading) = d.reading {
             self.last_diff = Some(reading.diff);
+            self.last_spread_free = queue_free_loss::within_spread(
+                reading.delay,
+                reading.spread,
+                Duration::from_nanos(d.jitter_ns),
+            );
             self.recent.push(reading.delay);
         }
         if d.forget_base {
@@ -639,8 +664,9 @@ impl Manet {
     }
 
     /// Whether a loss event keeps the window (`queue_free_loss`): not persistent congestion nor
-    /// an ECN mark, the last round's backlog under `alpha` or the last rate trial's pipe with
-    /// room, and this round's losses (`round_lost`,
+    /// an ECN mark, the last round's backlog under `alpha`, the last rate trial's pipe with
+    /// room or the last round's standing queue within its spread (`queue_free_loss_spread`),
+    /// and this round's losses (`round_lost`,
     /// the event's included) under BBRv2's threshold of what the last round delivered.
     pub(crate) fn keeps_window(&self, event: &CongestionEvent, round_lost: u64) -> bool {
         self.config.queue_free_loss()
@@ -649,6 +675,7 @@ impl Manet {
             && queue_free_loss::keeps(
                 self.last_diff,
                 self.rate_room,
+                self.config.queue_free_loss_spread() && self.last_spread_free,
                 self.config.alpha(),
                 round_lost,
                 self.last_delivered,

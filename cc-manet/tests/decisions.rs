@@ -745,3 +745,91 @@ fn the_cap_waits_for_a_drain_round_to_find_the_delay_its_own() {
     assert_eq!(capped.last().unwrap().0, Some(ManetDecision::Drained));
     assert_eq!(capped, vegas);
 }
+
+#[test]
+fn a_delay_within_the_jitter_allowance_is_no_competitors_queue() {
+    // A wide pipe, so no queue of the flow's own; every datagram a tenth of a base RTT late
+    // (the smallest of a round's jittered samples) and half of them two base RTTs more. A
+    // drain round keeps both that delay and the round's spread, so the spread becomes the
+    // jitter allowance, and the delay lies within it; Copa's test alone reads a competitor's
+    // queue. Rate trials off, to see the drain rounds alone.
+    let entered = |jitter: bool| {
+        let (mut manet, mut path) = on_wide_path(|c| {
+            c.set_rate_check(false).unwrap();
+            c.set_competitive_mode_jitter(jitter).unwrap();
+        });
+        path.extra = BASE_RTT / 10;
+        path.jitter = 2 * BASE_RTT;
+        let log: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
+        assert!(!drain_rounds(&log).is_empty(), "{log:?}");
+        assert!(manet.jitter_allowance() > BASE_RTT / 10, "{log:?}");
+        decided(&log, ManetDecision::EnterCompetitive)
+    };
+    assert!(!entered(true));
+    assert!(entered(false));
+}
+
+#[test]
+fn competitive_mode_ends_once_the_delay_falls_within_the_jitter() {
+    // On a wide pipe, a competitor's queue of 1.5 base RTTs, and half the datagrams two base
+    // RTTs later still: the drain round keeps the delay, above the jitter allowance it judges
+    // (the round's spread, one base RTT), so the mode is competitive. The queue then shrinks
+    // to half a base RTT: above a tenth of the recent maximum (Copa's exit) but within the
+    // jitter.
+    let stays = |jitter: bool| {
+        let (mut manet, mut path) = on_wide_path(|c| {
+            c.set_rate_check(false).unwrap();
+            c.set_competitive_mode_jitter(jitter).unwrap();
+        });
+        path.extra = BASE_RTT * 3 / 2;
+        path.jitter = 2 * BASE_RTT;
+        let mut log = Vec::new();
+        while manet.mode() != ManetMode::Competitive {
+            log.push(path.round(&mut manet));
+            assert!(log.len() < 60, "never competitive: {log:?}");
+        }
+        assert!(manet.jitter_allowance() >= BASE_RTT / 2, "{log:?}");
+        path.extra = BASE_RTT / 2;
+        let log: Vec<_> = (0..4).map(|_| path.round(&mut manet)).collect();
+        !decided(&log, ManetDecision::LeaveCompetitive)
+    };
+    assert!(!stays(true));
+    assert!(stays(false));
+}
+
+#[test]
+fn a_loss_when_the_standing_queue_is_within_the_spread_keeps_the_window() {
+    // On a wide pipe half of each round's datagrams arrive half a base RTT late: the mean reads
+    // a backlog far over `alpha`, while the round's smallest RTT is the base. A loss is then
+    // not this flow's overflow. Rate trials and drain rounds off, to see the reading alone.
+    let decision = |spread: bool| {
+        let (mut manet, mut path) = on_wide_path(|c| {
+            c.set_rate_check(false).unwrap();
+            c.set_competitive_mode(false).unwrap();
+            c.set_queue_free_loss_spread(spread).unwrap();
+        });
+        path.jitter = BASE_RTT / 2;
+        path.round(&mut manet);
+        assert!(
+            manet.last_diff().is_some_and(|d| d > 2.0),
+            "{:?}",
+            manet.last_diff()
+        );
+        let before = manet.window_state().cwnd();
+        manet.on_congestion(&loss(&path, u64::from(MTU)));
+        let kept = manet.window_state().cwnd() == before;
+        (manet.last_decision(), kept)
+    };
+    assert_eq!(decision(true), (Some(ManetDecision::QueueFreeLoss), true));
+    assert_eq!(decision(false), (Some(ManetDecision::Loss), false));
+    // A standing queue (every datagram a base RTT late) is above the spread: a cut.
+    let (mut manet, mut path) = on_wide_path(|c| {
+        c.set_rate_check(false).unwrap();
+        c.set_competitive_mode(false).unwrap();
+    });
+    path.extra = BASE_RTT;
+    path.jitter = BASE_RTT / 2;
+    path.round(&mut manet);
+    manet.on_congestion(&loss(&path, u64::from(MTU)));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+}

@@ -118,6 +118,8 @@ pub(crate) struct Reading {
     pub diff: f64,
     /// The queueing delay, round minimum minus base RTT.
     pub delay: Duration,
+    /// The round's RTT spread, mean minus minimum (`queue_free_loss_spread`).
+    pub spread: Duration,
 }
 
 /// How CUBIC's epoch restarts after a decision.

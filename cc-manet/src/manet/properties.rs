@@ -271,7 +271,7 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
 #[test]
 fn the_switches_are_the_boolean_knobs() {
     let names: Vec<_> = switches().iter().map(|k| k.name).collect();
-    assert_eq!(names.len(), 18, "{names:?}");
+    assert_eq!(names.len(), 20, "{names:?}");
     // Every combination sets each switch as its bit says.
     let all = config((1 << names.len()) - 1);
     assert!(all.backlog_bound() && all.leave_competitive_under_beta());
