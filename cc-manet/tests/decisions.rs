@@ -746,6 +746,18 @@ fn the_cap_waits_for_a_drain_round_to_find_the_delay_its_own() {
     assert_eq!(capped, vegas);
 }
 
+/// On a wide pipe (`on_wide_path`, rate trials off, `competitive_mode_jitter` as `jitter`), every
+/// datagram `extra` late and half of them two base RTTs more.
+fn on_jittered_wide_path(extra: Duration, jitter: bool) -> (Manet, Path) {
+    let (manet, mut path) = on_wide_path(|c| {
+        c.set_rate_check(false).unwrap();
+        c.set_competitive_mode_jitter(jitter).unwrap();
+    });
+    path.extra = extra;
+    path.jitter = 2 * BASE_RTT;
+    (manet, path)
+}
+
 #[test]
 fn a_delay_within_the_jitter_allowance_is_no_competitors_queue() {
     // A wide pipe, so no queue of the flow's own; every datagram a tenth of a base RTT late
@@ -754,12 +766,7 @@ fn a_delay_within_the_jitter_allowance_is_no_competitors_queue() {
     // jitter allowance, and the delay lies within it; Copa's test alone reads a competitor's
     // queue. Rate trials off, to see the drain rounds alone.
     let entered = |jitter: bool| {
-        let (mut manet, mut path) = on_wide_path(|c| {
-            c.set_rate_check(false).unwrap();
-            c.set_competitive_mode_jitter(jitter).unwrap();
-        });
-        path.extra = BASE_RTT / 10;
-        path.jitter = 2 * BASE_RTT;
+        let (mut manet, mut path) = on_jittered_wide_path(BASE_RTT / 10, jitter);
         let log: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
         assert!(!drain_rounds(&log).is_empty(), "{log:?}");
         assert!(manet.jitter_allowance() > BASE_RTT / 10, "{log:?}");
@@ -777,12 +784,7 @@ fn competitive_mode_ends_once_the_delay_falls_within_the_jitter() {
     // to half a base RTT: above a tenth of the recent maximum (Copa's exit) but within the
     // jitter.
     let stays = |jitter: bool| {
-        let (mut manet, mut path) = on_wide_path(|c| {
-            c.set_rate_check(false).unwrap();
-            c.set_competitive_mode_jitter(jitter).unwrap();
-        });
-        path.extra = BASE_RTT * 3 / 2;
-        path.jitter = 2 * BASE_RTT;
+        let (mut manet, mut path) = on_jittered_wide_path(BASE_RTT * 3 / 2, jitter);
         let mut log = Vec::new();
         while manet.mode() != ManetMode::Competitive {
             log.push(path.round(&mut manet));
