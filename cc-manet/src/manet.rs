@@ -96,7 +96,7 @@ pub struct Manet {
     last_diff: Option<f64>,
     /// Whether the last round's standing queue lay within its RTT spread or the jitter
     /// allowance (`queue_free_loss_spread`).
-    last_spread_free: bool,
+    last_queue_within_spread: bool,
     /// When the base RTT was last set (a sample at or below it; `refresh_base_rtt`).
     base_stamp: Option<cc_core::Instant>,
     /// The round RTT spread (mean minus minimum) that the last drain round did not remove,
@@ -140,7 +140,7 @@ impl Manet {
             recent: RecentDelays::default(),
             last_decision: None,
             last_diff: None,
-            last_spread_free: false,
+            last_queue_within_spread: false,
             base_stamp: None,
             jitter_ns: 0,
         }
@@ -176,8 +176,8 @@ impl Manet {
         self.rtt.base()
     }
 
-    /// Whether the last drain round found the round's delay to be this flow's own, so that
-    /// `bdp_cap`'s cap applies.
+    /// Whether the last drain round found the round's delay to be this flow's own (or the
+    /// path's jitter, `competitive_mode_jitter`), so that `bdp_cap`'s cap applies.
     pub fn delay_owned(&self) -> bool {
         self.mode.cap() == Cap::Armed
     }
@@ -629,7 +629,7 @@ impl Manet {
         let before = self.cwnd_packets();
         if let Some(reading) = d.reading {
             self.last_diff = Some(reading.diff);
-            self.last_spread_free = queue_free_loss::within_spread(
+            self.last_queue_within_spread = queue_free_loss::queue_within_spread_or_jitter(
                 reading.delay,
                 reading.spread,
                 Duration::from_nanos(d.jitter_ns),
@@ -675,7 +675,7 @@ impl Manet {
             && queue_free_loss::keeps(
                 self.last_diff,
                 self.rate_room,
-                self.config.queue_free_loss_spread() && self.last_spread_free,
+                self.config.queue_free_loss_spread() && self.last_queue_within_spread,
                 self.config.alpha(),
                 round_lost,
                 self.last_delivered,

@@ -749,9 +749,19 @@ fn the_cap_waits_for_a_drain_round_to_find_the_delay_its_own() {
 /// On a wide pipe (`on_wide_path`, rate trials off, `competitive_mode_jitter` as `jitter`), every
 /// datagram `extra` late and half of them two base RTTs more.
 fn on_jittered_wide_path(extra: Duration, jitter: bool) -> (Manet, Path) {
+    on_jittered_wide_path_with(extra, |c| {
+        c.set_competitive_mode_jitter(jitter).unwrap();
+    })
+}
+
+/// As [`on_jittered_wide_path`], with `configure` applied after rate trials are switched off.
+fn on_jittered_wide_path_with(
+    extra: Duration,
+    configure: impl FnOnce(&mut ManetConfig),
+) -> (Manet, Path) {
     let (manet, mut path) = on_wide_path(|c| {
         c.set_rate_check(false).unwrap();
-        c.set_competitive_mode_jitter(jitter).unwrap();
+        configure(c);
     });
     path.extra = extra;
     path.jitter = 2 * BASE_RTT;
@@ -774,6 +784,13 @@ fn a_delay_within_the_jitter_allowance_is_no_competitors_queue() {
     };
     assert!(!entered(true));
     assert!(entered(false));
+    // Without `jitter_allowance` no jitter is judged, and Copa's test alone decides.
+    let (mut manet, mut path) = on_jittered_wide_path_with(BASE_RTT / 10, |c| {
+        c.set_jitter_allowance(false).unwrap();
+    });
+    let log: Vec<_> = (0..60).map(|_| path.round(&mut manet)).collect();
+    assert_eq!(manet.jitter_allowance(), Duration::ZERO);
+    assert!(decided(&log, ManetDecision::EnterCompetitive), "{log:?}");
 }
 
 #[test]

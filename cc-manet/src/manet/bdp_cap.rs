@@ -17,8 +17,8 @@ pub enum Cap {
     /// No drain round has found the delay to be this flow's since the last timeout, competitive
     /// mode or a drain round that found a competitor's queue.
     Unarmed,
-    /// The last drain round found the delay to be this flow's own (its queue, or contention
-    /// along an 802.11 chain).
+    /// The last drain round found the delay to be this flow's own (its queue, contention along
+    /// an 802.11 chain, or the path's jitter with `competitive_mode_jitter`).
     Armed,
 }
 

@@ -15,7 +15,8 @@
 //! round holds, and a drain round, with fewer samples, reads a larger one: its delay keeps
 //! three quarters with no other flow there, and Copa's "nearly empty" (a tenth of the recent
 //! maximum) is seldom reached, so the flow spends most rounds in competitive mode, cut by every
-//! random loss (docs/results/manet-analysis.md, "Jittered and LAN paths with burst loss").
+//! random loss (docs/results/manet-analysis.md, "Jittered paths and fast LAN hops with burst
+//! loss").
 
 use std::time::Duration;
 
@@ -32,7 +33,9 @@ pub const DRAIN_KEEPS: f64 = 0.75;
 /// Whose queue a drain round found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Verdict {
-    /// The delay lost at least a quarter: the queue is this flow's.
+    /// The delay lost at least a quarter, or lies within the path's jitter
+    /// (`competitive_mode_jitter`): no other flow's queue, so the delay is read as this flow's
+    /// (its queue, contention along an 802.11 chain, or jitter).
     OwnQueue,
     /// The delay kept three quarters or more: another flow's queue, or an outdated base RTT.
     CompetingQueue,
@@ -49,8 +52,8 @@ pub fn judge(start_delay: Duration, delay: Duration, jitter: Duration) -> Verdic
 }
 
 /// Whether a queueing delay `delay` lies within the path's jitter `jitter`
-/// (`competitive_mode_jitter`; zero where no jitter was judged or with the knob off: then
-/// nothing is within it).
+/// (`competitive_mode_jitter`). A zero `jitter` is no judgement (none judged, or the knob off),
+/// so nothing is within it, not even a zero delay: Copa's test alone decides then.
 pub fn within_jitter(delay: Duration, jitter: Duration) -> bool {
     !jitter.is_zero() && delay <= jitter
 }

@@ -29,8 +29,8 @@ pub enum ManetDecision {
     /// The first round after a drain round's cut: its packets were sent at the old window, so
     /// the window stays cut and the next round is the one measured.
     DrainSettle,
-    /// The drain round's queue drained (it lost at least a quarter of its delay): the queue was
-    /// this flow's; the window goes back to its value before the cut (`probe_restore`), and the
+    /// The drain round's queue drained (it lost at least a quarter of its delay) or lay within
+    /// the path's jitter (`competitive_mode_jitter`): no other flow's; the window goes back to its value before the cut (`probe_restore`), and the
     /// next drain round waits twice as long (`probe_backoff_max`).
     Drained,
     /// The drain round's queue kept three quarters of its delay or more: another flow's, or an

@@ -18,11 +18,13 @@
 //! within the jitter allowance a drain round judged, also held none of this flow's queue: a
 //! queue this flow keeps delays every datagram of a round, so it raises the round's smallest
 //! RTT; per-datagram jitter raises its mean. Vegas' backlog, read from the mean, counts jitter
-//! as queue, so where the jitter is as large as the RTT no loss was ever read as queue-free
-//! there, and each burst of random losses cut the window (BBR, which reads no loss, carried 3 to
-//! 7 times as much; docs/results/manet-analysis.md, "Jittered and LAN paths with burst loss").
-//! A flow that fills a drop-tail buffer holds it full through the round before the overflow,
-//! so its smallest RTT stands a buffer above the base, not within the spread.
+//! as queue, so where the jitter is as large as the RTT it reads no loss as queue-free, and each
+//! burst of random losses would cut the window (docs/results/manet-analysis.md, "Jittered paths
+//! and fast LAN hops with burst loss"). A flow that holds a drop-tail buffer full through the
+//! round before the overflow has its smallest RTT a buffer above the base, not within the
+//! spread. A queue that builds from empty within one round (slow start's overshoot, or a buffer
+//! of a few datagrams) leaves the round's smallest RTT at the base: there BBRv2's threshold
+//! alone reads the overflow as congestion.
 
 use std::time::Duration;
 
@@ -32,24 +34,25 @@ pub const LOSS_THRESHOLD: f64 = 0.02;
 
 /// Whether a round's standing queue `delay` (smallest RTT minus base) lies within its RTT
 /// `spread` (mean minus smallest) or the judged `jitter` allowance (`queue_free_loss_spread`).
-pub fn within_spread(delay: Duration, spread: Duration, jitter: Duration) -> bool {
+/// A zero standing queue is within any: the round held no queue at all.
+pub fn queue_within_spread_or_jitter(delay: Duration, spread: Duration, jitter: Duration) -> bool {
     delay <= spread.max(jitter)
 }
 
 /// Whether a loss keeps the window: the last round's backlog `last_diff` was under `alpha`
 /// packets, or the last rate trial found `room`, or the last round's standing queue was
-/// within its spread (`spread_free`, [`within_spread`]); and the bytes lost this round,
+/// within its spread (`queue_within_spread`, [`queue_within_spread_or_jitter`]); and the bytes lost this round,
 /// `round_lost` (this loss included), are at most [`LOSS_THRESHOLD`] of `last_delivered`, the
 /// bytes the last round delivered.
 pub fn keeps(
     last_diff: Option<f64>,
     room: bool,
-    spread_free: bool,
+    queue_within_spread: bool,
     alpha: f64,
     round_lost: u64,
     last_delivered: u64,
 ) -> bool {
-    let queue_free = room || spread_free || last_diff.is_some_and(|diff| diff < alpha);
+    let queue_free = room || queue_within_spread || last_diff.is_some_and(|diff| diff < alpha);
     queue_free && round_lost as f64 <= last_delivered as f64 * LOSS_THRESHOLD
 }
 
@@ -80,13 +83,13 @@ mod tests {
     #[test]
     fn a_standing_queue_above_the_spread_and_the_jitter_is_this_flows() {
         let ms = Duration::from_millis;
-        assert!(within_spread(ms(1), ms(4), Duration::ZERO));
+        assert!(queue_within_spread_or_jitter(ms(1), ms(4), Duration::ZERO));
         assert!(
-            within_spread(ms(3), ms(1), ms(3)),
+            queue_within_spread_or_jitter(ms(3), ms(1), ms(3)),
             "within the judged jitter"
         );
-        assert!(!within_spread(ms(5), ms(4), ms(3)));
-        assert!(within_spread(
+        assert!(!queue_within_spread_or_jitter(ms(5), ms(4), ms(3)));
+        assert!(queue_within_spread_or_jitter(
             Duration::ZERO,
             Duration::ZERO,
             Duration::ZERO
