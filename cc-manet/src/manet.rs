@@ -93,7 +93,12 @@ pub struct Manet {
     /// Whether the latest acknowledged packet was sent before the current recovery period began.
     in_recovery: bool,
     last_decision: Option<ManetDecision>,
-    last_diff: Option<f64>,
+    /// The latest round's backlog `Diff`, packets, once `has_diff` ([`Self::last_diff`]); a
+    /// value and a flag, not an `Option`, whose tag would pad to 8 bytes where the flag packs
+    /// with the other one-byte fields.
+    last_diff: f64,
+    /// Whether a round has measured `last_diff`.
+    has_diff: bool,
     /// Whether the last round's standing queue lay within its RTT spread or the jitter
     /// allowance (`queue_free_loss_spread`).
     last_queue_within_spread: bool,
@@ -139,7 +144,8 @@ impl Manet {
             last_delivered: 0,
             recent: RecentDelays::default(),
             last_decision: None,
-            last_diff: None,
+            last_diff: 0.0,
+            has_diff: false,
             last_queue_within_spread: false,
             base_stamp: None,
             jitter_ns: 0,
@@ -168,7 +174,7 @@ impl Manet {
 
     /// The latest round's backlog `Diff`, packets.
     pub fn last_diff(&self) -> Option<f64> {
-        self.last_diff
+        self.has_diff.then_some(self.last_diff)
     }
 
     /// The base RTT (the minimum sample since the start or the last timeout).
@@ -215,7 +221,7 @@ impl Manet {
     pub fn loss_ssthresh(&self) -> u64 {
         let cwnd = self.window.cwnd();
         let random = self.config.veno_random_loss()
-            && veno_random_loss::is_random(self.last_diff, self.config.beta());
+            && veno_random_loss::is_random(self.last_diff(), self.config.beta());
         let cut = cc_core::scale(cwnd, veno_random_loss::decrease_factor(random));
         let floor = if self.config.westwood_floor() {
             westwood_floor::floor(&self.bwe, self.rtt.base())
@@ -628,7 +634,8 @@ impl Manet {
     pub(crate) fn apply(&mut self, d: &Decision) {
         let before = self.cwnd_packets();
         if let Some(reading) = d.reading {
-            self.last_diff = Some(reading.diff);
+            self.last_diff = reading.diff;
+            self.has_diff = true;
             self.last_queue_within_spread = queue_free_loss::queue_within_spread_or_jitter(
                 reading.delay,
                 reading.spread,
@@ -673,7 +680,7 @@ impl Manet {
             && !event.persistent
             && event.signal != LossSignal::Ecn
             && queue_free_loss::keeps(
-                self.last_diff,
+                self.last_diff(),
                 self.rate_room,
                 self.config.queue_free_loss_spread() && self.last_queue_within_spread,
                 self.config.alpha(),
@@ -707,7 +714,7 @@ impl Manet {
             dup_acks = class.and_then(|c| c.dup_acks()),
             cwnd = self.window.cwnd(),
             ssthresh = self.window.ssthresh(),
-            diff_packets = self.last_diff,
+            diff_packets = self.last_diff(),
             competitive = self.mode == Mode::Competitive,
             bwe_bps = self.bwe.estimate().map(|b| b.bits_per_second()),
             base_rtt_us = self.rtt.base().map(|d| d.as_micros() as u64),

@@ -103,9 +103,9 @@ fn check_state(m: &Manet, at: &str) {
     );
     assert!(m.cwnd_packets().is_finite(), "{at}");
     assert!(
-        m.last_diff.is_none_or(f64::is_finite),
+        m.last_diff().is_none_or(f64::is_finite),
         "{at}: {:?}",
-        m.last_diff
+        m.last_diff()
     );
     assert!(m.cubic.is_finite(), "{at}: {:?}", m.cubic);
     assert!(
