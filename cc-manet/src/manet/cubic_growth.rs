@@ -34,7 +34,9 @@ pub struct CubicGrowth {
 #[derive(Debug, Clone, Copy, PartialEq)]
 struct FrameTarget {
     now: Instant,
-    rtt: Duration,
+    /// The smoothed RTT, nanoseconds (8 bytes where a `Duration` takes 16); never
+    /// `u64::MAX`, which a larger RTT would share (such a target is not kept).
+    rtt_ns: u64,
     w_cubic: f64,
 }
 
@@ -70,14 +72,19 @@ impl CubicGrowth {
         if self.w_est == 0.0 {
             self.w_est = cwnd;
         }
+        let rtt_ns = cc_core::saturating_ns(rtt);
         let w_cubic = match self.target {
-            Some(t) if t.now == now && t.rtt == rtt => t.w_cubic,
+            Some(t) if t.now == now && t.rtt_ns == rtt_ns => t.w_cubic,
             _ => {
                 let start = *self.epoch_start.get_or_insert(now);
                 let t = now.saturating_duration_since(start).saturating_add(rtt);
                 let offset = t.as_secs_f64() - self.k;
                 let w_cubic = C * offset * offset * offset + self.w_max;
-                self.target = Some(FrameTarget { now, rtt, w_cubic });
+                self.target = (rtt_ns != u64::MAX).then_some(FrameTarget {
+                    now,
+                    rtt_ns,
+                    w_cubic,
+                });
                 w_cubic
             }
         };
@@ -146,6 +153,19 @@ mod tests {
             assert_eq!(after.to_bits(), fresh.grown(now, rtt, 49.0, 1.0).to_bits());
             assert_ne!(after, before);
         }
+    }
+
+    /// RTTs from `u64::MAX` nanoseconds up share one key: their target is not kept.
+    #[test]
+    fn an_rtt_of_u64_max_nanoseconds_or_more_keeps_no_target() {
+        let now = Instant::now();
+        let mut cubic = CubicGrowth::default();
+        cubic.grown(now, Duration::from_nanos(u64::MAX), 70.0, 1.0);
+        assert_eq!(cubic.target, None);
+        cubic.grown(now, Duration::MAX, 70.0, 1.0);
+        assert_eq!(cubic.target, None);
+        cubic.grown(now, Duration::from_nanos(u64::MAX - 1), 70.0, 1.0);
+        assert!(cubic.target.is_some());
     }
 
     #[test]
