@@ -18,8 +18,9 @@ use std::time::Duration;
 /// the Data space is in use. No input makes the counter panic or wrap.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct RoundCounter {
-    /// Highest packet number sent; `None` before the first send.
-    highest_sent: Option<u64>,
+    /// Highest packet number sent; read only once `round_end` is set, which the first send
+    /// does (0 before it).
+    highest_sent: u64,
     /// The current round ends when a packet numbered at least this is acknowledged; `None`
     /// before the first send.
     round_end: Option<u64>,
@@ -30,7 +31,7 @@ pub struct RoundCounter {
 impl RoundCounter {
     /// A packet numbered `pn` was sent.
     pub fn on_sent(&mut self, pn: u64) {
-        self.highest_sent = Some(self.highest_sent.map_or(pn, |h| h.max(pn)));
+        self.highest_sent = self.highest_sent.max(pn);
         if self.round_end.is_none() {
             self.round_end = Some(pn);
         }
@@ -47,8 +48,8 @@ impl RoundCounter {
             return false;
         }
         self.rounds = self.rounds.saturating_add(1);
-        // The first packet sent after this point; `highest_sent` is set once `round_end` is.
-        self.round_end = Some(self.highest_sent.map_or(0, |h| h.saturating_add(1)));
+        // The first packet sent after this point.
+        self.round_end = Some(self.highest_sent.saturating_add(1));
         true
     }
 
