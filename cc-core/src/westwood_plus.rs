@@ -27,10 +27,9 @@ pub struct WestwoodPlusEstimator {
     bytes: u64,
     /// The latest RTT sample (Linux `rtt`).
     latest_rtt: Option<Duration>,
-    /// First filter stage (Linux `bw_ns_est`).
-    filtered_samples: Option<Bandwidth>,
-    /// Second filter stage: the estimate (Linux `bw_est`).
-    estimate: Option<Bandwidth>,
+    /// The two filter stages, set together by the first sample: the first (Linux
+    /// `bw_ns_est`) and the second, the estimate (Linux `bw_est`).
+    filters: Option<(Bandwidth, Bandwidth)>,
     /// Samples taken.
     samples: u64,
 }
@@ -66,21 +65,19 @@ impl WestwoodPlusEstimator {
         self.bytes = 0;
         self.interval_start = Some(now);
         self.samples = self.samples.saturating_add(1);
-        let (first, second) = match (self.filtered_samples, self.estimate) {
-            (Some(first), Some(second)) => {
+        self.filters = Some(match self.filters {
+            Some((first, second)) => {
                 let first = low_pass(first, sample);
                 (first, low_pass(second, first))
             }
-            _ => (sample, sample),
-        };
-        self.filtered_samples = Some(first);
-        self.estimate = Some(second);
+            None => (sample, sample),
+        });
         Some(sample)
     }
 
     /// The estimate (the second filter stage), once an interval has closed.
     pub fn estimate(&self) -> Option<Bandwidth> {
-        self.estimate
+        self.filters.map(|(_, estimate)| estimate)
     }
 
     /// Samples taken.
@@ -90,13 +87,13 @@ impl WestwoodPlusEstimator {
 
     /// Estimated bandwidth-delay product over `rtt`, bytes (Westwood+'s `bw_est x rtt_min`).
     pub fn bdp(&self, rtt: Duration) -> Option<u64> {
-        self.estimate.map(|bw| bw.bytes_over(rtt))
+        self.estimate().map(|bw| bw.bytes_over(rtt))
     }
 
     /// A pacing rate of `gain` times the estimate (see
     /// [`crate::WestwoodEstimator::pacing_rate`]).
     pub fn pacing_rate(&self, gain: f64, in_slow_start: bool) -> Option<u64> {
-        crate::westwood::pacing_rate(self.estimate, gain, in_slow_start)
+        crate::westwood::pacing_rate(self.estimate(), gain, in_slow_start)
     }
 }
 
