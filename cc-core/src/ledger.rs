@@ -129,12 +129,14 @@ pub struct Ledger {
     clean_from: u64,
     /// No packet from `base` up to here is `OUTSTANDING` (advanced lazily).
     first_outstanding: u64,
-    /// Packet numbers at or below this have been checked against the packet threshold.
-    threshold_scanned: Option<u64>,
+    /// One past the largest packet number checked against the packet threshold (saturating);
+    /// 0 before the first check.
+    threshold_end: u64,
     /// Range of batch indices that received acknowledgements in the current ACK frame.
     touched: Option<(u32, u32)>,
-    /// The batch the latest acknowledgement belonged to: where the next one's search starts.
-    cursor: usize,
+    /// Index of the batch the latest acknowledgement belonged to (below `max_batches`, like
+    /// `touched`'s): where the next one's search starts.
+    cursor: u32,
     /// The latest acknowledgement's send time and batch.
     last_lookup: Option<Lookup>,
     /// Time origin of the batches' `time_ns`: the first send.
@@ -157,7 +159,7 @@ impl Ledger {
             base: 0,
             clean_from: 0,
             first_outstanding: 0,
-            threshold_scanned: None,
+            threshold_end: 0,
             touched: None,
             cursor: 0,
             last_lookup: None,
@@ -194,7 +196,7 @@ impl Ledger {
     fn clear(&mut self) {
         self.batches.clear();
         self.packets.clear();
-        self.threshold_scanned = None;
+        self.threshold_end = 0;
         self.touched = None;
         self.cursor = 0;
         self.last_lookup = None;
@@ -290,7 +292,9 @@ impl Ledger {
         self.clean_from = self.clean_from.max(end);
         self.first_outstanding = self.first_outstanding.max(end);
         self.touched = None;
-        self.cursor = self.cursor.saturating_sub(n);
+        self.cursor = self
+            .cursor
+            .saturating_sub(u32::try_from(n).unwrap_or(u32::MAX));
         if self.batches.is_empty() {
             self.packets.clear();
         }
@@ -322,7 +326,8 @@ impl Ledger {
         let ns = self.to_ns(time)?;
         // Acknowledgements come in ascending packet-number order: the batch is usually the
         // cursor's or the next one.
-        for i in [self.cursor, self.cursor + 1] {
+        let cursor = self.cursor as usize;
+        for i in [cursor, cursor + 1] {
             if self.batches.get(i).is_some_and(|b| b.time_ns == ns) {
                 return Some(i);
             }
@@ -354,12 +359,13 @@ impl Ledger {
             return None;
         }
         // The largest acknowledged packet is usually in the latest acknowledged batch.
+        let cursor = self.cursor as usize;
         let (first, end) = self
             .batches
-            .get(self.cursor)
-            .map_or((1, 0), |_| self.batch_range(self.cursor));
+            .get(cursor)
+            .map_or((1, 0), |_| self.batch_range(cursor));
         if (first..end).contains(&pn) {
-            return Some(self.cursor);
+            return Some(cursor);
         }
         let i = self
             .batches
@@ -412,10 +418,10 @@ impl Ledger {
                 l.sent == sent
                     && self
                         .batches
-                        .get(self.cursor)
+                        .get(self.cursor as usize)
                         .is_some_and(|b| b.time_ns == l.time_ns)
             })
-            .map(|_| self.cursor);
+            .map(|_| self.cursor as usize);
         let Some(i) = cached.or_else(|| self.batch_index(sent)) else {
             return false;
         };
@@ -423,10 +429,10 @@ impl Ledger {
             sent,
             time_ns: self.batches[i].time_ns,
         });
-        self.cursor = i;
+        let index = i as u32; // below `max_batches`
+        self.cursor = index;
         let b = &mut self.batches[i];
         b.set_pending(b.pending() + 1);
-        let index = i as u32; // below `max_batches`
         self.touched = Some(match self.touched {
             None => (index, index),
             Some((lo, hi)) => (lo.min(index), hi.max(index)),
@@ -554,8 +560,7 @@ impl Ledger {
             return;
         };
         let from = self
-            .threshold_scanned
-            .map_or(self.base, |s| s.saturating_add(1))
+            .threshold_end
             .max(self.first_outstanding)
             .max(self.base);
         for pn in from..=limit.min(self.next_pn().saturating_sub(1)) {
@@ -565,7 +570,7 @@ impl Ledger {
                 self.set_state(pn, LOST | (s & GUESSED));
             }
         }
-        self.threshold_scanned = Some(self.threshold_scanned.map_or(limit, |s| s.max(limit)));
+        self.threshold_end = self.threshold_end.max(limit.saturating_add(1));
         self.trim();
     }
 
