@@ -34,21 +34,29 @@ impl ConfigError {
 /// `packet_threshold` and `time_threshold` **must equal the transport's**
 /// (`quinn::TransportConfig::packet_threshold` and `time_threshold`): the classifier replays
 /// quinn's loss detection, and with other values it misreads which rule declared a loss.
-#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
-#[serde(try_from = "SignalConfigFields")]
+///
+/// Every connection's classifier holds a copy, so the fields are kept as small as their
+/// validated ranges allow; the accessors, setters, `Debug` and serde show them as written.
+#[derive(Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[serde(try_from = "SignalConfigFields", into = "SignalConfigFields")]
 pub struct SignalConfig {
-    packet_threshold: u32,
+    /// The peer's largest ACK delay, nanoseconds (at most 2^14 ms).
+    max_ack_delay_ns: u64,
+    /// Packets the ledger tracks (at most 2^20).
+    ledger_packets: u32,
+    /// Send batches the ledger remembers (at most 2^16).
+    ledger_batches: u32,
+    /// Multiple of the RTT after which a packet is lost.
     time_threshold: f32,
-    #[serde(with = "humantime_serde")]
-    max_ack_delay: Duration,
-    ledger_packets: usize,
-    ledger_batches: usize,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
+    /// Packets a later acknowledgement must be ahead of a lost one (1 to 1000).
+    packet_threshold: u16,
+    /// Which QUIC event counts as a timeout; `None`: the port's own choice.
     timeout_reading: Option<TimeoutReading>,
 }
 
-/// [`SignalConfig`] as read from a file, before [`SignalConfig::validate`].
-#[derive(serde::Deserialize)]
+/// [`SignalConfig`] as written (in a file, or by the setters), before
+/// [`SignalConfigFields::validate`].
+#[derive(serde::Serialize, serde::Deserialize)]
 #[serde(default, deny_unknown_fields)]
 struct SignalConfigFields {
     packet_threshold: u32,
@@ -57,19 +65,25 @@ struct SignalConfigFields {
     max_ack_delay: Duration,
     ledger_packets: usize,
     ledger_batches: usize,
+    #[serde(skip_serializing_if = "Option::is_none")]
     timeout_reading: Option<TimeoutReading>,
 }
 
 impl Default for SignalConfigFields {
     fn default() -> Self {
-        let d = SignalConfig::default();
+        SignalConfig::default().into()
+    }
+}
+
+impl From<SignalConfig> for SignalConfigFields {
+    fn from(c: SignalConfig) -> Self {
         Self {
-            packet_threshold: d.packet_threshold,
-            time_threshold: d.time_threshold,
-            max_ack_delay: d.max_ack_delay,
-            ledger_packets: d.ledger_packets,
-            ledger_batches: d.ledger_batches,
-            timeout_reading: d.timeout_reading,
+            packet_threshold: c.packet_threshold(),
+            time_threshold: c.time_threshold(),
+            max_ack_delay: c.max_ack_delay(),
+            ledger_packets: c.ledger_packets(),
+            ledger_batches: c.ledger_batches(),
+            timeout_reading: c.timeout_reading(),
         }
     }
 }
@@ -77,27 +91,27 @@ impl Default for SignalConfigFields {
 impl TryFrom<SignalConfigFields> for SignalConfig {
     type Error = ConfigError;
     fn try_from(f: SignalConfigFields) -> Result<Self, ConfigError> {
-        let config = Self {
-            packet_threshold: f.packet_threshold,
+        f.validate()?;
+        // Validated, so each field fits its narrower type exactly: no error below occurs.
+        let narrowed = |field: &'static str| ConfigError::new(field, "a value", "its range");
+        Ok(Self {
+            packet_threshold: u16::try_from(f.packet_threshold)
+                .map_err(|_| narrowed("packet_threshold"))?,
             time_threshold: f.time_threshold,
-            max_ack_delay: f.max_ack_delay,
-            ledger_packets: f.ledger_packets,
-            ledger_batches: f.ledger_batches,
+            max_ack_delay_ns: u64::try_from(f.max_ack_delay.as_nanos())
+                .map_err(|_| narrowed("max_ack_delay"))?,
+            ledger_packets: u32::try_from(f.ledger_packets)
+                .map_err(|_| narrowed("ledger_packets"))?,
+            ledger_batches: u32::try_from(f.ledger_batches)
+                .map_err(|_| narrowed("ledger_batches"))?,
             timeout_reading: f.timeout_reading,
-        };
-        config.validate()?;
-        Ok(config)
+        })
     }
 }
 
-impl SignalConfig {
-    /// Default packet threshold: RFC 9002 kPacketThreshold, quinn's default.
-    pub const DEFAULT_PACKET_THRESHOLD: u32 = 3;
-    /// Default time threshold: RFC 9002 kTimeThreshold, quinn's default.
-    pub const DEFAULT_TIME_THRESHOLD: f32 = 9.0 / 8.0;
-
+impl SignalConfigFields {
     /// Checks every field's range; the setters and deserialization both call it.
-    pub fn validate(&self) -> Result<(), ConfigError> {
+    fn validate(&self) -> Result<(), ConfigError> {
         if !(1..=1000).contains(&self.packet_threshold) {
             return Err(ConfigError::new(
                 "packet_threshold",
@@ -135,13 +149,41 @@ impl SignalConfig {
         }
         Ok(())
     }
+}
 
-    /// Applies `change` to a copy, and keeps it if it validates.
-    fn try_set(&mut self, change: impl FnOnce(&mut Self)) -> Result<&mut Self, ConfigError> {
-        let mut next = self.clone();
-        change(&mut next);
-        next.validate()?;
-        *self = next;
+impl std::fmt::Debug for SignalConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("SignalConfig")
+            .field("packet_threshold", &self.packet_threshold())
+            .field("time_threshold", &self.time_threshold())
+            .field("max_ack_delay", &self.max_ack_delay())
+            .field("ledger_packets", &self.ledger_packets())
+            .field("ledger_batches", &self.ledger_batches())
+            .field("timeout_reading", &self.timeout_reading())
+            .finish()
+    }
+}
+
+impl SignalConfig {
+    /// Default packet threshold: RFC 9002 kPacketThreshold, quinn's default.
+    pub const DEFAULT_PACKET_THRESHOLD: u32 = 3;
+    /// Default time threshold: RFC 9002 kTimeThreshold, quinn's default.
+    pub const DEFAULT_TIME_THRESHOLD: f32 = 9.0 / 8.0;
+
+    /// Checks every field's range. Always passes: the setters and deserialization check each
+    /// value before it is kept.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        SignalConfigFields::from(self.clone()).validate()
+    }
+
+    /// Applies `change` to the fields as written, and keeps them if they validate.
+    fn try_set(
+        &mut self,
+        change: impl FnOnce(&mut SignalConfigFields),
+    ) -> Result<&mut Self, ConfigError> {
+        let mut fields = SignalConfigFields::from(self.clone());
+        change(&mut fields);
+        *self = Self::try_from(fields)?;
         Ok(self)
     }
 
@@ -186,7 +228,7 @@ impl SignalConfig {
     /// Packets a later acknowledgement must be ahead of a lost one for a fast retransmit.
     /// Must equal `TransportConfig::packet_threshold` ([`crate::install`] sets both).
     pub fn packet_threshold(&self) -> u32 {
-        self.packet_threshold
+        u32::from(self.packet_threshold)
     }
 
     /// Multiple of `max(smoothed RTT, latest RTT)` after which an unacknowledged packet is
@@ -198,18 +240,18 @@ impl SignalConfig {
     /// The largest ACK delay the peer may report (its `max_ack_delay` transport parameter).
     /// Used only to bound the smoothed RTT quinn computes after an ACK. Default 25 ms (RFC 9000).
     pub fn max_ack_delay(&self) -> Duration {
-        self.max_ack_delay
+        Duration::from_nanos(self.max_ack_delay_ns)
     }
 
     /// Most packets whose fate the ledger tracks; older ones are forgotten (and a loss among
     /// them is classified from timing alone). One byte each.
     pub fn ledger_packets(&self) -> usize {
-        self.ledger_packets
+        self.ledger_packets as usize
     }
 
     /// Most send batches (transmit passes) the ledger remembers. 16 bytes each.
     pub fn ledger_batches(&self) -> usize {
-        self.ledger_batches
+        self.ledger_batches as usize
     }
 }
 
@@ -222,9 +264,9 @@ impl Default for SignalConfig {
     /// timing alone (counted in `SignalStats::ledger_evictions`).
     fn default() -> Self {
         Self {
-            packet_threshold: Self::DEFAULT_PACKET_THRESHOLD,
+            packet_threshold: Self::DEFAULT_PACKET_THRESHOLD as u16,
             time_threshold: Self::DEFAULT_TIME_THRESHOLD,
-            max_ack_delay: Duration::from_millis(25),
+            max_ack_delay_ns: 25_000_000, // 25 ms
             ledger_packets: 1024,
             ledger_batches: 128,
             timeout_reading: None,
