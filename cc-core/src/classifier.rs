@@ -185,11 +185,8 @@ pub struct LossClassifier {
     reading: TimeoutReading,
     /// How the lost packet's distance is found: inferred (quinn) or read off (noq).
     evidence: Evidence,
-    /// Largest acknowledged packet number (quinn's `largest_acked_packet`).
-    largest_acked: Option<u64>,
-    /// The largest acknowledged packet number the last ACK frame reported: the one of that
-    /// frame's packet-number space, which the stack's loss detection compares against.
-    frame_largest: Option<u64>,
+    /// The largest acknowledged packet numbers, once an ACK frame reported one.
+    largest: Option<Largest>,
     /// quinn's conservative RTT before the ACK frame being processed, from `on_ack`.
     frame_rtt: Option<(Duration, Duration)>,
     /// quinn's smoothed RTT as last shown in `on_ack`.
@@ -204,8 +201,8 @@ pub struct LossClassifier {
     last_ack_frame: Option<Instant>,
     /// When the last congestion event came.
     last_event: Option<Instant>,
-    /// quinn's bytes in flight at the last ACK frame.
-    in_flight_at_ack: u64,
+    /// Whether quinn's bytes in flight at the last ACK frame were not zero.
+    in_flight_at_ack: bool,
     /// A full-size datagram was sent after the last ACK frame.
     full_sent_since_ack: bool,
     /// When the latest inferred probe timeout fired, until something sent since is
@@ -215,6 +212,16 @@ pub struct LossClassifier {
     /// frame's congestion events have been classified.
     probe_timeout_answered: bool,
     stats: SignalStats,
+}
+
+/// The largest acknowledged packet numbers (both set by the first ACK frame that names one).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Largest {
+    /// Largest acknowledged packet number (quinn's `largest_acked_packet`).
+    acked: u64,
+    /// The largest acknowledged packet number the last ACK frame reported: the one of that
+    /// frame's packet-number space, which the stack's loss detection compares against.
+    frame: u64,
 }
 
 /// What a classifier keeps to find a lost packet's distance below the largest acknowledged one:
@@ -273,8 +280,7 @@ impl LossClassifier {
             }),
             reading: config.timeout_reading().unwrap_or(default),
             config,
-            largest_acked: None,
-            frame_largest: None,
+            largest: None,
             frame_rtt: None,
             smoothed: None,
             frame_acked: false,
@@ -282,7 +288,7 @@ impl LossClassifier {
             last_send: None,
             last_ack_frame: None,
             last_event: None,
-            in_flight_at_ack: 0,
+            in_flight_at_ack: false,
             full_sent_since_ack: false,
             probe_timeout: None,
             probe_timeout_answered: false,
@@ -324,7 +330,7 @@ impl LossClassifier {
 
     /// The largest acknowledged packet number seen.
     pub fn largest_acked(&self) -> Option<u64> {
-        self.largest_acked
+        self.largest.map(|l| l.acked)
     }
 
     /// When the probe timeout of the current episode fired, if one was inferred and nothing
@@ -373,7 +379,7 @@ impl LossClassifier {
         let triggered = |at: Option<Instant>| {
             at.is_some_and(|t| now.saturating_duration_since(t) < TIMER_GRANULARITY)
         };
-        let outstanding = self.in_flight_at_ack > 0 || self.full_sent_since_ack;
+        let outstanding = self.in_flight_at_ack || self.full_sent_since_ack;
         let floor = smoothed
             .saturating_add(self.config.max_ack_delay())
             .saturating_add(TIMER_GRANULARITY);
@@ -424,15 +430,17 @@ impl LossClassifier {
             self.settle_rtt_sample();
         }
         self.last_ack_frame = Some(now);
-        self.in_flight_at_ack = in_flight;
+        self.in_flight_at_ack = in_flight > 0;
         self.full_sent_since_ack = false;
         if let (Some(pto), Some(sent)) = (self.probe_timeout, newest_sent) {
             self.probe_timeout_answered |= sent >= pto;
         }
-        let new_largest = self.largest_acked.is_none_or(|l| largest > l);
-        let largest_before = self.largest_acked;
-        self.largest_acked = Some(self.largest_acked.map_or(largest, |l| l.max(largest)));
-        self.frame_largest = Some(largest);
+        let largest_before = self.largest_acked();
+        let new_largest = largest_before.is_none_or(|l| largest > l);
+        self.largest = Some(Largest {
+            acked: largest_before.map_or(largest, |l| l.max(largest)),
+            frame: largest,
+        });
         let frame_rtt = self.frame_rtt.take();
         let frame_acked = std::mem::take(&mut self.frame_acked);
         let i = match &mut self.evidence {
@@ -583,7 +591,7 @@ impl LossClassifier {
         is_ecn: bool,
         largest_lost_pn: u64,
     ) -> Classification {
-        let largest = self.frame_largest;
+        let largest = self.largest.map(|l| l.frame);
         let pass_first_lost = match &mut self.evidence {
             Evidence::Exact(e) => e.pass_first_lost.take(),
             Evidence::Inferred(_) => None,
@@ -674,7 +682,7 @@ impl LossClassifier {
         let before_pass = if self.last_ack_frame == Some(now) {
             e.largest_before_frame
         } else {
-            self.largest_acked
+            self.largest_acked()
         };
         let threshold = u64::from(self.config.packet_threshold());
         let packet = before_pass.is_some_and(|l| l >= first_lost.saturating_add(threshold));
@@ -731,7 +739,7 @@ impl LossClassifier {
         persistent: bool,
         lost_bytes: u64,
     ) -> Classification {
-        let largest = self.largest_acked;
+        let largest = self.largest_acked();
         let mut result = Classification {
             signal: LossSignal::FastRetransmit,
             determined: true,
