@@ -241,6 +241,9 @@ impl Manet {
         if decision.rule != ManetDecision::NoSample {
             self.last_decision = Some(decision.rule);
             self.trace(decision.rule, None);
+            if let (Some(reading), Some(round)) = (decision.reading, input.round) {
+                trace_round(decision.rule, reading, round.samples);
+            }
         }
         decision.rule
     }
@@ -725,6 +728,20 @@ impl Manet {
             "window decision"
         );
     }
+}
+
+/// The round's readings behind a decision at its end (at `trace`, beside the decision's own
+/// event): what Copa's switch and the jitter allowance judged, for reading a run's trace.
+fn trace_round(decision: ManetDecision, reading: Reading, samples: u32) {
+    tracing::trace!(
+        target: "cc",
+        controller = Manet::NAME,
+        decision = decision.name(),
+        queue_delay_us = reading.delay.as_micros() as u64,
+        spread_us = reading.spread.as_micros() as u64,
+        samples,
+        "round readings"
+    );
 }
 
 impl CongestionAlgorithm for Manet {
