@@ -7,6 +7,13 @@
 //! (scripts/results-docs.sh) and the README's decision table
 //! (scripts/readme-table.sh). A figure typed by hand, or left behind when the results changed,
 //! fails here.
+//!
+//! A quoted interval is also bound to its rows: `quoted_rows.tsv` beside this file holds, for
+//! each, the generated rows that held it when the quote was last checked. When regenerated
+//! results change such a row, the figure may still stand elsewhere while its sentence no longer
+//! describes it, so the test fails until the quote is checked against the new row and the file
+//! refreshed: `UPDATE_QUOTES=1 cargo test -p harness --test quoted_figures` (review its diff:
+//! every changed row is a quote to reread).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -122,17 +129,17 @@ fn quoted(text: &str) -> (Vec<String>, Vec<String>) {
     (intervals, ratios)
 }
 
-#[test]
-fn every_quoted_figure_is_in_a_generated_page() {
-    let (prose, table) = readme_parts();
-    let mut generated = squeeze(&table);
+/// The generated pages, each by its path from the repository's root (the README's decision
+/// table as `README.md`), with its text.
+fn generated_pages() -> Vec<(String, String)> {
+    let (_, table) = readme_parts();
+    let mut pages = vec![("README.md".to_owned(), table)];
     for page in [
         "docs/results/manet.md",
         "docs/results/regimes.md",
         "docs/results/mesh.md",
     ] {
-        generated += " ";
-        generated += &squeeze(&read(&root().join(page)));
+        pages.push((page.to_owned(), read(&root().join(page))));
     }
     let mut tables: Vec<PathBuf> = std::fs::read_dir(root().join("docs/results/tables"))
         .unwrap()
@@ -141,8 +148,34 @@ fn every_quoted_figure_is_in_a_generated_page() {
         .collect();
     tables.sort();
     for table in &tables {
+        let name = table.strip_prefix(root()).unwrap_or(table);
+        pages.push((name.display().to_string(), read(table)));
+    }
+    pages
+}
+
+/// The hand-written pages' text, each by its path (the README without its generated table).
+fn checked_pages() -> Vec<(&'static str, String)> {
+    let (prose, _) = readme_parts();
+    CHECKED
+        .iter()
+        .map(|&page| {
+            let text = if page == "README.md" {
+                squeeze(&prose)
+            } else {
+                squeeze(&read(&root().join(page)))
+            };
+            (page, text)
+        })
+        .collect()
+}
+
+#[test]
+fn every_quoted_figure_is_in_a_generated_page() {
+    let mut generated = String::new();
+    for (_, text) in generated_pages() {
         generated += " ";
-        generated += &squeeze(&read(table));
+        generated += &squeeze(&text);
     }
     let numbers: BTreeSet<&str> = decimals(&generated)
         .into_iter()
@@ -151,12 +184,7 @@ fn every_quoted_figure_is_in_a_generated_page() {
     let (intervals, _) = quoted(&generated);
     let intervals: BTreeSet<String> = intervals.into_iter().collect();
     let mut missing = Vec::new();
-    for page in CHECKED {
-        let text = if *page == "README.md" {
-            squeeze(&prose)
-        } else {
-            squeeze(&read(&root().join(page)))
-        };
+    for (page, text) in checked_pages() {
         let (page_intervals, page_ratios) = quoted(&text);
         missing.extend(
             page_intervals
@@ -179,6 +207,83 @@ fn every_quoted_figure_is_in_a_generated_page() {
     );
 }
 
+const QUOTED_ROWS: &str = "harness/tests/quoted_rows.tsv";
+
+/// One line per quoted interval and generated row that holds it: the quoting page, the
+/// interval, the generated page and the row (its whitespace squeezed), tab-separated, sorted.
+/// A row is a line of the generated page; an interval that a line break splits is bound to the
+/// lines it spans, joined.
+fn quoted_rows() -> Vec<String> {
+    bind_rows(&generated_pages(), &checked_pages())
+}
+
+/// [`quoted_rows`] of the `generated` pages and the `checked` pages' (squeezed) text.
+fn bind_rows(generated: &[(String, String)], checked: &[(&str, String)]) -> Vec<String> {
+    let mut rows_of: std::collections::BTreeMap<String, BTreeSet<(String, String)>> =
+        Default::default();
+    for (page, text) in generated {
+        let lines: Vec<&str> = text.lines().collect();
+        for (k, line) in lines.iter().enumerate() {
+            let row = squeeze(line);
+            let (intervals, _) = quoted(&row);
+            for interval in intervals {
+                rows_of
+                    .entry(interval)
+                    .or_default()
+                    .insert((page.clone(), row.clone()));
+            }
+            // Intervals that begin on this line and end on the next.
+            if let Some(next) = lines.get(k + 1) {
+                let joined = squeeze(&format!("{line} {next}"));
+                let (intervals, _) = quoted(&joined);
+                let next_only = quoted(&squeeze(next)).0;
+                for interval in intervals {
+                    if !quoted(&row).0.contains(&interval) && !next_only.contains(&interval) {
+                        rows_of
+                            .entry(interval)
+                            .or_default()
+                            .insert((page.clone(), joined.clone()));
+                    }
+                }
+            }
+        }
+    }
+    let mut out = BTreeSet::new();
+    for (page, text) in checked {
+        for interval in quoted(text).0 {
+            for (generated, row) in rows_of.get(&interval).into_iter().flatten() {
+                out.insert(format!("{page}\t{interval}\t{generated}\t{row}"));
+            }
+        }
+    }
+    out.into_iter().collect()
+}
+
+#[test]
+fn every_quoted_interval_keeps_the_rows_it_was_checked_against() {
+    let path = root().join(QUOTED_ROWS);
+    let current = quoted_rows();
+    if std::env::var_os("UPDATE_QUOTES").is_some() {
+        let mut text = current.join("\n");
+        text.push('\n');
+        std::fs::write(&path, text).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+        return;
+    }
+    let locked = read(&path);
+    let locked: BTreeSet<&str> = locked.lines().collect();
+    let current_set: BTreeSet<&str> = current.iter().map(String::as_str).collect();
+    let gone: Vec<&str> = locked.difference(&current_set).copied().collect();
+    let new: Vec<&str> = current_set.difference(&locked).copied().collect();
+    assert!(
+        gone.is_empty() && new.is_empty(),
+        "quoted intervals whose generated rows changed (reread each quote against its row, then \
+         UPDATE_QUOTES=1 cargo test -p harness --test quoted_figures):\n  rows no longer \
+         generated:\n    {}\n  rows not yet checked:\n    {}",
+        gone.join("\n    "),
+        new.join("\n    ")
+    );
+}
+
 #[test]
 fn the_figure_reader_finds_ratios_ranges_and_intervals() {
     let (intervals, ratios) = quoted(
@@ -186,4 +291,31 @@ fn the_figure_reader_finds_ratios_ranges_and_intervals() {
     );
     assert_eq!(intervals, ["0.97 [0.95, 0.98]", "1.05 [0.99, 1.12]"]);
     assert_eq!(ratios, ["1.62", "1.18", "0.73", "0.91", "0.98"]);
+}
+
+#[test]
+fn a_quote_is_bound_to_every_row_that_holds_it() {
+    let generated = |a: &str| {
+        vec![(
+            "g.md".to_owned(),
+            format!("| a | 0.90 [0.80, 1.00] |\n| b | {a} |\nprose at 1.10x\n[1.05, 1.20] ends\n"),
+        )]
+    };
+    let checked = [(
+        "h.md",
+        "at 0.90x [0.80, 1.00] and 1.10x [1.05, 1.20]".to_owned(),
+    )];
+    let rows = bind_rows(&generated("0.90 [0.80, 1.00]"), &checked);
+    assert_eq!(
+        rows,
+        [
+            "h.md\t0.90 [0.80, 1.00]\tg.md\t| a | 0.90 [0.80, 1.00] |",
+            "h.md\t0.90 [0.80, 1.00]\tg.md\t| b | 0.90 [0.80, 1.00] |",
+            "h.md\t1.10 [1.05, 1.20]\tg.md\tprose at 1.10x [1.05, 1.20] ends",
+        ]
+    );
+    // Row b changed: the figure still stands in row a, but the binding moves.
+    let changed = bind_rows(&generated("0.91 [0.80, 1.00]"), &checked);
+    assert_ne!(rows, changed);
+    assert_eq!(changed.len(), 2);
 }
