@@ -507,8 +507,8 @@ impl LossClassifier {
                         }
                     } else {
                         let lo_sample = latest.saturating_sub(self.config.max_ack_delay());
-                        let s_lo = (smoothed * 7 + lo_sample) / 8;
-                        let s_hi = (smoothed * 7 + latest) / 8;
+                        let s_lo = smoothed_update(smoothed, lo_sample);
+                        let s_hi = smoothed_update(smoothed, latest);
                         ConservativeRtt {
                             lo: s_lo.max(latest),
                             hi: s_hi.max(latest),
@@ -546,8 +546,7 @@ impl LossClassifier {
         if rtt == Duration::MAX {
             return Duration::MAX;
         }
-        rtt.mul_f32(self.config.time_threshold())
-            .max(TIMER_GRANULARITY)
+        saturating_mul_f32(rtt, self.config.time_threshold()).max(TIMER_GRANULARITY)
     }
 
     /// quinn's `on_congestion_event`: classifies it and updates the ledger.
@@ -688,7 +687,8 @@ impl LossClassifier {
         let packet = before_pass.is_some_and(|l| l >= first_lost.saturating_add(threshold));
         let time = detected.is_timeout()
             && e.min_frame_rtt.is_some_and(|min| {
-                now.saturating_duration_since(sent) < min.mul_f32(self.config.time_threshold())
+                now.saturating_duration_since(sent)
+                    < saturating_mul_f32(min, self.config.time_threshold())
             });
         packet || time
     }
@@ -862,4 +862,15 @@ struct Distance {
     lost_pn: Option<u64>,
     /// The event shows quinn's time threshold ran: mark the packets it would have declared.
     time_threshold_ran: bool,
+}
+
+/// quinn's smoothed RTT update, `(7 smoothed + sample) / 8` (RFC 9002 section 5.3), saturating
+/// where quinn's `Duration` arithmetic would overflow: the estimates are a caller's input.
+fn smoothed_update(smoothed: Duration, sample: Duration) -> Duration {
+    smoothed.saturating_mul(7).saturating_add(sample) / 8
+}
+
+/// `d.mul_f32(factor)` (the same product), `Duration::MAX` where that would overflow.
+fn saturating_mul_f32(d: Duration, factor: f32) -> Duration {
+    Duration::try_from_secs_f32(factor * d.as_secs_f32()).unwrap_or(Duration::MAX)
 }

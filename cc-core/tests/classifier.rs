@@ -315,3 +315,47 @@ fn acknowledgement_clocked_sends_are_not_probe_timeouts() {
     d.send(4);
     assert_eq!(d.controller.signal_stats().probe_timeouts, 0);
 }
+
+/// RTT estimates no path produces (up to `Duration::MAX`) are a caller's input all the same:
+/// the classifier reads them without panicking, on both stacks' paths.
+#[test]
+fn extreme_rtt_estimates_do_not_panic() {
+    let t0 = std::time::Instant::now();
+    let huge = [
+        Duration::MAX,
+        Duration::MAX - Duration::from_nanos(1),
+        Duration::MAX / 7 + Duration::from_secs(1),
+        Duration::MAX / 2,
+    ];
+    for rtt in huge {
+        for exact in [false, true] {
+            let algorithm = Recorder::default();
+            let mut c = if exact {
+                PortController::exact(algorithm, SignalConfig::default())
+            } else {
+                PortController::new(algorithm, SignalConfig::default())
+            };
+            let snapshot = cc_core::RttSnapshot {
+                smoothed: rtt,
+                conservative: rtt,
+                min: rtt,
+            };
+            for pn in 0..8 {
+                c.handle_sent(t0, 1200, pn);
+            }
+            for round in 1..4u64 {
+                let now = t0 + Duration::from_millis(100 * round);
+                c.on_ack_sample(now, t0, 1200, false, snapshot);
+                c.handle_end_acks(now, 1200, false, Some(round));
+                c.handle_sent(now, 1200, 7 + round);
+                let later = now + Duration::from_millis(10);
+                if exact {
+                    c.handle_packet_lost(later, 0);
+                    c.handle_exact_congestion_event(later, t0, false, false, 1200, 0);
+                } else {
+                    c.handle_congestion_event(later, t0, false, 1200);
+                }
+            }
+        }
+    }
+}
