@@ -34,8 +34,9 @@ pub enum Op {
         bytes: u16,
         /// The app-limited flag.
         app_limited: bool,
-        /// RTT in the snapshot, ms (0 allowed).
-        rtt_ms: u16,
+        /// Every RTT estimate in the snapshot: up to 2 s, now and then one no path produces
+        /// (up to `Duration::MAX`).
+        rtt: Duration,
     },
     /// `on_end_acks` with this largest acknowledged number (offset below the next number).
     EndAcks(Option<u16>),
@@ -57,12 +58,29 @@ fn op() -> impl Strategy<Value = Op> {
         3 => (0u32..500).prop_map(Op::Advance),
         4 => (1u8..32, prop_oneof![Just(1200u16), 0u16..=u16::MAX]).prop_map(|(n, bytes)| Op::Send { n, bytes }),
         1 => any::<u64>().prop_map(Op::SendAt),
-        6 => (-50i32..2000, prop_oneof![Just(1200u16), any::<u16>()], any::<bool>(), 0u16..2000)
-            .prop_map(|(ago_ms, bytes, app_limited, rtt_ms)| Op::Ack { ago_ms, bytes, app_limited, rtt_ms }),
+        6 => (-50i32..2000, prop_oneof![Just(1200u16), any::<u16>()], any::<bool>(), rtt())
+            .prop_map(|(ago_ms, bytes, app_limited, rtt)| Op::Ack { ago_ms, bytes, app_limited, rtt }),
         3 => proptest::option::of(0u16..64).prop_map(Op::EndAcks),
         2 => (-50i32..3000, prop::bool::weighted(0.2), prop_oneof![Just(0u32), 1u32..10_000_000])
             .prop_map(|(ago_ms, persistent, lost_bytes)| Op::Congestion { ago_ms, persistent, lost_bytes }),
         1 => prop_oneof![Just(1200u16), Just(1500u16), any::<u16>()].prop_map(Op::Mtu),
+    ]
+}
+
+/// RTT estimates no path produces, but a caller may pass: at and near `Duration::MAX`, and
+/// where quinn's smoothing (`7 x smoothed`) or loss delay (`9/8 x`) would overflow.
+const EXTREME_RTTS: [Duration; 5] = [
+    Duration::MAX,
+    Duration::from_nanos(u64::MAX),
+    Duration::new(u64::MAX / 7 + 1, 0),
+    Duration::new(u64::MAX / 2, 999_999_999),
+    Duration::new(u64::MAX, 999_999_998),
+];
+
+fn rtt() -> impl Strategy<Value = Duration> {
+    prop_oneof![
+        19 => (0u64..2000).prop_map(Duration::from_millis),
+        1 => prop::sample::select(&EXTREME_RTTS[..]),
     ]
 }
 
@@ -99,9 +117,9 @@ fn apply<A: CongestionAlgorithm>(
             ago_ms,
             bytes,
             app_limited,
-            rtt_ms,
+            rtt,
         } => {
-            let rtt = RttSnapshot::uniform(Duration::from_millis(u64::from(rtt_ms)));
+            let rtt = RttSnapshot::uniform(rtt);
             c.on_ack_sample(*now, at(*now, ago_ms), u64::from(bytes), app_limited, rtt);
         }
         Op::EndAcks(offset) => {
