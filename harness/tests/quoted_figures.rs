@@ -276,9 +276,10 @@ fn every_quoted_interval_keeps_the_rows_it_was_checked_against() {
     let new: Vec<&str> = current_set.difference(&locked).copied().collect();
     assert!(
         gone.is_empty() && new.is_empty(),
-        "quoted intervals whose generated rows changed (reread each quote against its row, then \
-         UPDATE_QUOTES=1 cargo test -p harness --test quoted_figures):\n  rows no longer \
-         generated:\n    {}\n  rows not yet checked:\n    {}",
+        "quoted intervals whose bindings to generated rows changed (new results, or a quote \
+         added, changed or removed: reread each quote against its row, then UPDATE_QUOTES=1 \
+         cargo test -p harness --test quoted_figures):\n  bindings gone:\n    {}\n  \
+         bindings not yet checked:\n    {}",
         gone.join("\n    "),
         new.join("\n    ")
     );
