@@ -222,27 +222,31 @@ fn bind_rows(generated: &[(String, String)], checked: &[(&str, String)]) -> Vec<
     let mut rows_of: std::collections::BTreeMap<String, BTreeSet<(String, String)>> =
         Default::default();
     for (page, text) in generated {
-        let lines: Vec<&str> = text.lines().collect();
-        for (k, line) in lines.iter().enumerate() {
-            let row = squeeze(line);
-            let (intervals, _) = quoted(&row);
+        // Each line's squeezed text and the intervals it holds, read once.
+        let lines: Vec<(String, Vec<String>)> = text
+            .lines()
+            .map(|line| {
+                let row = squeeze(line);
+                let intervals = quoted(&row).0;
+                (row, intervals)
+            })
+            .collect();
+        let mut bind = |interval: String, row: &String| {
+            rows_of
+                .entry(interval)
+                .or_default()
+                .insert((page.clone(), row.clone()));
+        };
+        for (k, (row, intervals)) in lines.iter().enumerate() {
             for interval in intervals {
-                rows_of
-                    .entry(interval)
-                    .or_default()
-                    .insert((page.clone(), row.clone()));
+                bind(interval.clone(), row);
             }
             // Intervals that begin on this line and end on the next.
-            if let Some(next) = lines.get(k + 1) {
-                let joined = squeeze(&format!("{line} {next}"));
-                let (intervals, _) = quoted(&joined);
-                let next_only = quoted(&squeeze(next)).0;
-                for interval in intervals {
-                    if !quoted(&row).0.contains(&interval) && !next_only.contains(&interval) {
-                        rows_of
-                            .entry(interval)
-                            .or_default()
-                            .insert((page.clone(), joined.clone()));
+            if let Some((next, next_intervals)) = lines.get(k + 1) {
+                let joined = format!("{row} {next}");
+                for interval in quoted(&joined).0 {
+                    if !intervals.contains(&interval) && !next_intervals.contains(&interval) {
+                        bind(interval, &joined);
                     }
                 }
             }
