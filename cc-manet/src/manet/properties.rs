@@ -86,8 +86,25 @@ fn config(mask: u32) -> ManetConfig {
     config
 }
 
+/// Where a check runs, for its failure message: formatted only when one fails, since the
+/// sequences of every combination take millions of steps.
+struct At<'a> {
+    mask: u32,
+    /// The step's index and the step; `None` before the first.
+    step: Option<(usize, &'a Step)>,
+}
+
+impl std::fmt::Display for At<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.step {
+            Some((i, step)) => write!(f, "mask {:#x}, step {i} ({step:?})", self.mask),
+            None => write!(f, "mask {:#x}, start", self.mask),
+        }
+    }
+}
+
 /// The invariants that hold after every step.
-fn check_state(m: &Manet, at: &str) {
+fn check_state(m: &Manet, at: &At) {
     let w = &m.window;
     assert!(
         (w.minimum()..=MAX_WINDOW).contains(&w.cwnd()),
@@ -118,7 +135,7 @@ fn check_state(m: &Manet, at: &str) {
 
 /// Ends an ACK frame on `m`, and checks that a round it ends applies the decision the pure
 /// function returns.
-fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &str) {
+fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &At) {
     let mut shadow = m.clone();
     m.on_end_acks(end);
     // The same frame, decomposed: measure, decide, apply.
@@ -173,7 +190,7 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &str) {
 }
 
 /// A loss on `m`, checked as [`end_acks`] checks a round.
-fn congestion(m: &mut Manet, event: &CongestionEvent, at: &str) {
+fn congestion(m: &mut Manet, event: &CongestionEvent, at: &At) {
     let mut shadow = m.clone();
     m.on_congestion(event);
     shadow.round_lost = shadow.round_lost.saturating_add(event.lost_bytes);
@@ -210,9 +227,12 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
     let mut m = Manet::new(config(mask), 1200);
     let mut now = Instant::now();
     let mut pn = 0u64;
-    check_state(&m, &format!("mask {mask:#x}, start"));
+    check_state(&m, &At { mask, step: None });
     for (i, step) in steps.iter().enumerate() {
-        let at = format!("mask {mask:#x}, step {i} ({step:?})");
+        let at = At {
+            mask,
+            step: Some((i, step)),
+        };
         match *step {
             Step::Round {
                 packets,
