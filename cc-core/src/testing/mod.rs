@@ -27,7 +27,7 @@ pub use frames::{RandomAck, RandomFrame, RandomFrames};
 pub use ground_truth::{Agreement, GroundTruth, PairedEvent};
 #[cfg(feature = "noq")]
 pub use noq_record::NoqLossRecord;
-pub use props::{Op, check_controller_invariants, proptest_cases};
+pub use props::{EXTREME_RTTS, Op, check_controller_invariants, proptest_cases};
 pub use watch::{WatchFactory, WatchLog};
 
 /// The `tracing` target of noq's loss-detection records (`NoqLossRecord`, feature `noq`), which

@@ -69,7 +69,7 @@ fn op() -> impl Strategy<Value = Op> {
 
 /// RTT estimates no path produces, but a caller may pass: at and near `Duration::MAX`, and
 /// where quinn's smoothing (`7 x smoothed`) or loss delay (`9/8 x`) would overflow.
-const EXTREME_RTTS: [Duration; 5] = [
+pub const EXTREME_RTTS: [Duration; 5] = [
     Duration::MAX,
     Duration::from_nanos(u64::MAX),
     Duration::new(u64::MAX / 7 + 1, 0),
