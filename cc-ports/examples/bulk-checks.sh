@@ -27,9 +27,11 @@ status=0
   fail "--controller bbr3 on quinn: exit $status, $(cat bbr3.txt)"
 
 "$bulk" server --listen 127.0.0.1:0 >server.txt 2>&1 &
-for _ in $(seq 50); do [ -s bulk-cert.der ] && break; sleep 0.1; done
+# The server writes its certificate before it prints the port: wait for both, or the check races.
+listening() { grep -Eq '^listening on 127\.0\.0\.1:[1-9][0-9]*;' server.txt; }
+for _ in $(seq 100); do [ -s bulk-cert.der ] && listening && break; sleep 0.1; done
 [ -s bulk-cert.der ] || fail "the server wrote no certificate"
-grep -Eq '^listening on 127\.0\.0\.1:[1-9][0-9]*;' server.txt || fail "port 0 printed as: $(cat server.txt)"
+listening || fail "port 0 printed as: $(cat server.txt)"
 cp bulk-cert.der first.der
 if "$bulk" server --listen 127.0.0.1:0 >second.txt 2>&1; then
   fail "a second server with the same --cert started"
