@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 5,
+        revision: 6,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -143,6 +143,15 @@ cc_core::port_config! {
             /// queue and PETRA's reading (section 4.2.3: the window is kept unless the RTT
             /// confirms congestion). With false only the backlog and the rate check's room tell.
             queue_free_loss_spread: bool = true, Range::Any;
+            /// The loss events a round must hold before `queue_free_loss`'s 2% threshold reads
+            /// it as congested, where the last round's backlog read under `alpha` and the window
+            /// holds more than `2 x beta` datagrams: a round of `n` datagrams that loses one
+            /// shows a share of `1/n`, over 2% in every round under 50 datagrams whatever the
+            /// path's loss rate. BBR ends its startup on loss only when a round also held
+            /// `BBRStartupFullLossCnt` = 6 discontiguous lost ranges
+            /// (draft-cardwell-iccrg-bbr-congestion-control-02, section 4.3.1.3); each
+            /// congestion event counts as one. 1: the threshold alone.
+            queue_free_loss_events: u64 = 6, Range::Integer { min: 1, max: 255 };
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first
             /// loss. With the backlog bound only.

@@ -45,6 +45,7 @@ use drain_round::{DrainRound, Purpose, Schedule};
 use empty_queue_css::ClearWindow;
 use mode::Mode;
 pub use mode::{ManetMode, ManetPhase};
+use queue_free_loss::RoundLoss;
 use rate_check::RateTrial;
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
@@ -81,6 +82,9 @@ pub struct Manet {
     round_acked: u64,
     /// Bytes declared lost in the round under way (`queue_free_loss`, `rate_check_loss_backoff`).
     round_lost: u64,
+    /// Loss events (congestion events) in the round under way, saturating
+    /// (`queue_free_loss_events`).
+    round_loss_events: u8,
     /// Bytes the last completed round acknowledged (`queue_free_loss`).
     last_delivered: u64,
     /// The last rounds' queueing delays (`competitive_mode`).
@@ -141,6 +145,7 @@ impl Manet {
             rate_room: false,
             round_acked: 0,
             round_lost: 0,
+            round_loss_events: 0,
             last_delivered: 0,
             recent: RecentDelays::default(),
             last_decision: None,
@@ -255,6 +260,7 @@ impl Manet {
         let delivered = std::mem::take(&mut self.round_acked);
         self.last_delivered = delivered;
         let lost = std::mem::take(&mut self.round_lost);
+        self.round_loss_events = 0;
         let round = self.rtt.end_round();
         RoundInput {
             now,
@@ -676,9 +682,10 @@ impl Manet {
     /// Whether a loss event keeps the window (`queue_free_loss`): not persistent congestion nor
     /// an ECN mark, the last round's backlog under `alpha`, the last rate trial's pipe with
     /// room or the last round's standing queue within its spread (`queue_free_loss_spread`),
-    /// and this round's losses (`round_lost`,
-    /// the event's included) under BBRv2's threshold of what the last round delivered.
-    pub(crate) fn keeps_window(&self, event: &CongestionEvent, round_lost: u64) -> bool {
+    /// and this round's losses (`lost`, the event's included) not congestion: at most BBRv2's
+    /// threshold of what the last round delivered, or, where the backlog read under `alpha` at
+    /// a window that trials, fewer events than `queue_free_loss_events`.
+    pub(crate) fn keeps_window(&self, event: &CongestionEvent, lost: RoundLoss) -> bool {
         self.config.queue_free_loss()
             && !event.persistent
             && event.signal != LossSignal::Ecn
@@ -687,8 +694,17 @@ impl Manet {
                 self.rate_room,
                 self.config.queue_free_loss_spread() && self.last_queue_within_spread,
                 self.config.alpha(),
-                round_lost,
+                lost,
                 self.last_delivered,
+                queue_free_loss::min_events(
+                    self.config.queue_free_loss_events(),
+                    self.last_diff().is_some_and(|d| d < self.config.alpha()),
+                    rate_check::trials_at(
+                        self.window.cwnd(),
+                        self.window.mtu(),
+                        self.config.beta(),
+                    ),
+                ),
             )
     }
 
@@ -815,7 +831,12 @@ impl CongestionAlgorithm for Manet {
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
         self.round_lost = self.round_lost.saturating_add(event.lost_bytes);
-        if self.keeps_window(event, self.round_lost) {
+        self.round_loss_events = self.round_loss_events.saturating_add(1);
+        let lost = RoundLoss {
+            bytes: self.round_lost,
+            events: u64::from(self.round_loss_events),
+        };
+        if self.keeps_window(event, lost) {
             self.last_decision = Some(ManetDecision::QueueFreeLoss);
             self.trace(ManetDecision::QueueFreeLoss, Some(event.signal));
             return;

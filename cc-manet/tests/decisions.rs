@@ -618,7 +618,22 @@ fn a_loss_without_a_queue_keeps_the_window_and_one_over_alpha_cuts_it() {
     manet.on_congestion(&loss(&path, u64::from(MTU)));
     assert_eq!(manet.last_decision(), Some(ManetDecision::QueueFreeLoss));
     assert_eq!(manet.window_state().cwnd(), before);
-    // More than 2% of what the last round delivered: congestion, cut.
+    // More than 2% of what the last round delivered, in fewer than six loss events: the
+    // share of a few random losses (`queue_free_loss_events`), the window stays.
+    for _ in 0..4 {
+        manet.on_congestion(&loss(&path, before / 40));
+        assert_eq!(manet.last_decision(), Some(ManetDecision::QueueFreeLoss));
+    }
+    assert_eq!(manet.window_state().cwnd(), before);
+    // The sixth event: congestion, cut.
+    manet.on_congestion(&loss(&path, before / 40));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+    assert!(manet.window_state().cwnd() < before);
+    // With the threshold alone, one event over 2% cuts.
+    let (mut manet, path) = on_wide_path(|c| {
+        c.set_queue_free_loss_events(1).unwrap();
+    });
+    let before = manet.window_state().cwnd();
     manet.on_congestion(&loss(&path, before / 10));
     assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
     assert!(manet.window_state().cwnd() < before);

@@ -194,7 +194,12 @@ fn congestion(m: &mut Manet, event: &CongestionEvent, at: &At) {
     let mut shadow = m.clone();
     m.on_congestion(event);
     shadow.round_lost = shadow.round_lost.saturating_add(event.lost_bytes);
-    if shadow.keeps_window(event, shadow.round_lost) {
+    shadow.round_loss_events = shadow.round_loss_events.saturating_add(1);
+    let lost = super::RoundLoss {
+        bytes: shadow.round_lost,
+        events: u64::from(shadow.round_loss_events),
+    };
+    if shadow.keeps_window(event, lost) {
         assert_eq!(m.last_decision, Some(ManetDecision::QueueFreeLoss), "{at}");
         shadow.last_decision = m.last_decision;
         assert_eq!(*m, shadow, "{at}: a kept loss changed more than its record");

@@ -25,6 +25,20 @@
 //! spread. A queue that builds from empty within one round (slow start's overshoot, or a buffer
 //! of a few datagrams) leaves the round's smallest RTT at the base: there BBRv2's threshold
 //! alone reads the overflow as congestion.
+//!
+//! The threshold is a share, and a round of `n` datagrams that loses one shows `1/n`: over 2%
+//! in every round under 50 datagrams, whatever the path's loss rate. A random loss of 1% on a
+//! pipe of a few dozen to a few hundred datagrams would then cut the window every few rounds.
+//! BBR reads a round's losses as its startup's end only when they also number
+//! `BBRStartupFullLossCnt` = 6 discontiguous lost ranges
+//! (draft-cardwell-iccrg-bbr-congestion-control-02, section 4.3.1.3), so that a few random
+//! losses do not end it; with `queue_free_loss_events` a round's share reads as congestion only
+//! in that many loss events (each congestion event counts as one). Only where the last round's
+//! backlog itself read under `alpha`, the reading PETRA's and TCP-UB's rule rests on, and the
+//! window holds more than `2 x beta` datagrams (`rate_check::MIN_WINDOW_BETAS`): an 802.11
+//! chain's window of a few datagrams cannot hold six losses in a round, and there a loss is the
+//! chain's contention (Fu et al., INFOCOM 2003); a reading of no queue that rests on the spread
+//! or a trial's room is an inference the threshold alone backs up.
 
 use std::time::Duration;
 
@@ -39,45 +53,178 @@ pub fn queue_within_spread_or_jitter(delay: Duration, spread: Duration, jitter: 
     delay <= spread.max(jitter)
 }
 
+/// What a round has lost so far: bytes, and loss events (congestion events).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RoundLoss {
+    /// Bytes declared lost in the round, this loss included.
+    pub bytes: u64,
+    /// Loss events in the round, this one included.
+    pub events: u64,
+}
+
+/// The loss events a round's share needs before it reads as congestion: `knob`
+/// (`queue_free_loss_events`) where the last round's backlog read under `alpha`
+/// (`backlog_free`) and the window is large enough to trial (`large`), one elsewhere.
+pub fn min_events(knob: u64, backlog_free: bool, large: bool) -> u64 {
+    if backlog_free && large { knob } else { 1 }
+}
+
+/// Whether a round's losses read as congestion whatever the backlog says: more than
+/// [`LOSS_THRESHOLD`] of `last_delivered` (the bytes the last round delivered) lost, in at
+/// least `min_events` loss events (`queue_free_loss_events`).
+pub fn congested(lost: RoundLoss, last_delivered: u64, min_events: u64) -> bool {
+    lost.events >= min_events && lost.bytes as f64 > last_delivered as f64 * LOSS_THRESHOLD
+}
+
 /// Whether a loss keeps the window: the last round's backlog `last_diff` was under `alpha`
 /// packets, or the last rate trial found `room`, or the last round's standing queue was
-/// within its spread (`queue_within_spread`, [`queue_within_spread_or_jitter`]); and the bytes lost this round,
-/// `round_lost` (this loss included), are at most [`LOSS_THRESHOLD`] of `last_delivered`, the
-/// bytes the last round delivered.
+/// within its spread (`queue_within_spread`, [`queue_within_spread_or_jitter`]); and the
+/// round's losses so far do not read as congestion ([`congested`]).
 pub fn keeps(
     last_diff: Option<f64>,
     room: bool,
     queue_within_spread: bool,
     alpha: f64,
-    round_lost: u64,
+    lost: RoundLoss,
     last_delivered: u64,
+    min_events: u64,
 ) -> bool {
     let queue_free = room || queue_within_spread || last_diff.is_some_and(|diff| diff < alpha);
-    queue_free && round_lost as f64 <= last_delivered as f64 * LOSS_THRESHOLD
+    queue_free && !congested(lost, last_delivered, min_events)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn lost(bytes: u64, events: u64) -> RoundLoss {
+        RoundLoss { bytes, events }
+    }
+
     #[test]
     fn a_loss_without_a_queue_and_under_the_threshold_keeps_the_window() {
-        assert!(keeps(Some(1.9), false, false, 2.0, 1_200, 100_000));
-        assert!(keeps(Some(0.0), false, false, 2.0, 2_000, 100_000));
+        assert!(keeps(
+            Some(1.9),
+            false,
+            false,
+            2.0,
+            lost(1_200, 6),
+            100_000,
+            6
+        ));
+        assert!(keeps(
+            Some(0.0),
+            false,
+            false,
+            2.0,
+            lost(2_000, 6),
+            100_000,
+            6
+        ));
         // A trial found room: the backlog reading is not a queue.
-        assert!(keeps(Some(9.0), true, false, 2.0, 1_200, 100_000));
+        assert!(keeps(
+            Some(9.0),
+            true,
+            false,
+            2.0,
+            lost(1_200, 6),
+            100_000,
+            6
+        ));
         // The standing queue was within the round's spread: the backlog read was jitter.
-        assert!(keeps(Some(9.0), false, true, 2.0, 1_200, 100_000));
+        assert!(keeps(
+            Some(9.0),
+            false,
+            true,
+            2.0,
+            lost(1_200, 6),
+            100_000,
+            6
+        ));
     }
 
     #[test]
     fn a_queue_a_heavy_round_or_no_reading_is_congestion() {
-        assert!(!keeps(Some(2.0), false, false, 2.0, 1_200, 100_000));
-        assert!(!keeps(Some(0.5), false, false, 2.0, 2_001, 100_000));
-        assert!(!keeps(Some(0.5), true, false, 2.0, 2_001, 100_000));
-        assert!(!keeps(Some(0.5), false, true, 2.0, 2_001, 100_000));
-        assert!(!keeps(None, false, false, 2.0, 1_200, 100_000));
-        assert!(!keeps(Some(0.5), false, false, 2.0, 1_200, 0));
+        assert!(!keeps(
+            Some(2.0),
+            false,
+            false,
+            2.0,
+            lost(1_200, 6),
+            100_000,
+            6
+        ));
+        assert!(!keeps(
+            Some(0.5),
+            false,
+            false,
+            2.0,
+            lost(2_001, 6),
+            100_000,
+            6
+        ));
+        assert!(!keeps(
+            Some(0.5),
+            true,
+            false,
+            2.0,
+            lost(2_001, 6),
+            100_000,
+            6
+        ));
+        assert!(!keeps(
+            Some(0.5),
+            false,
+            true,
+            2.0,
+            lost(2_001, 6),
+            100_000,
+            6
+        ));
+        assert!(!keeps(None, false, false, 2.0, lost(1_200, 6), 100_000, 6));
+        assert!(!keeps(Some(0.5), false, false, 2.0, lost(1_200, 6), 0, 6));
+    }
+
+    #[test]
+    fn a_share_over_the_threshold_in_fewer_than_six_events_is_not_yet_congestion() {
+        // One datagram of a round of 40 is 2.5%, over the threshold: one event is random loss.
+        assert!(!congested(lost(1_200, 1), 48_000, 6));
+        assert!(!congested(lost(6_000, 5), 48_000, 6));
+        assert!(congested(lost(7_200, 6), 48_000, 6));
+        // Six events within the share: not congestion either.
+        assert!(!congested(lost(7_200, 6), 360_000, 6));
+        // With one event required, the threshold alone.
+        assert!(congested(lost(1_200, 1), 48_000, 1));
+        assert!(keeps(
+            Some(0.5),
+            false,
+            false,
+            2.0,
+            lost(1_200, 1),
+            48_000,
+            6
+        ));
+        assert!(!keeps(
+            Some(0.5),
+            false,
+            false,
+            2.0,
+            lost(1_200, 1),
+            48_000,
+            1
+        ));
+    }
+
+    #[test]
+    fn six_events_are_needed_only_without_a_backlog_at_a_window_that_trials() {
+        assert_eq!(min_events(6, true, true), 6);
+        assert_eq!(
+            min_events(6, false, true),
+            1,
+            "no queue only by the spread or a trial"
+        );
+        assert_eq!(min_events(6, true, false), 1, "a chain's few datagrams");
+        assert_eq!(min_events(1, true, true), 1);
     }
 
     #[test]
