@@ -1,6 +1,7 @@
 # The composite's ablations, declared once for scripts/manet-evaluation.sh and
 # scripts/regimes-evaluation.sh: DIR:SETTING, each one mechanism off (a switch's directory is its
-# knob; SETTING is `harness sweep --set manet.SETTING`).
+# knob; `probe_backoff` is `probe_backoff_max=1`, `queue_free_loss_events` is its value 1, the
+# threshold alone; SETTING is `harness sweep --set manet.SETTING`).
 # shellcheck disable=SC2034 # read by the scripts that source this file
 manet_ablations=(backlog_bound:backlog_bound=false cubic_growth:cubic_growth=false
   westwood_floor:westwood_floor=false competitive_mode:competitive_mode=false

@@ -154,7 +154,7 @@ cat <<'ABL'
 ## Ablation (quinn)
 
 Each mechanism switched off alone (`--set manet.KNOB=false`; `probe_backoff` is
-`probe_backoff_max=1`, `quinn_full_window` is `--quinn-full-window=false`), seed by seed against the full composite: below 1, the mechanism helps
+`probe_backoff_max=1`, `queue_free_loss_events` is `queue_free_loss_events=1`, `quinn_full_window` is `--quinn-full-window=false`), seed by seed against the full composite: below 1, the mechanism helps
 at that point. On ns-3's chains under 802.11a and on one 802.11a hop only `bdp_cap` is switched
 off, and under 802.11g only `bdp_cap` and `rate_check_loss_backoff` (`-`: not run). On `coexist-own4` and `ns3-chain-own4` (four flows of the
 composite) the goodput is the first flow's, so their ratios carry the flows' unequal shares;

@@ -50,7 +50,8 @@ cat <<'ABLATION'
 ## Ablation
 
 Each of the composite's mechanisms switched off on quinn (scripts/regimes-evaluation.sh; a
-switch's row is its knob, `probe_backoff` is `probe_backoff_max = 1`), against the whole
+switch's row is its knob, `probe_backoff` is `probe_backoff_max = 1`, `queue_free_loss_events`
+is `queue_free_loss_events = 1`), against the whole
 composite at every cell, development and validation alike, seed by seed: below 1, the mechanism
 helps there.
 

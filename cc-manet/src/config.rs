@@ -147,10 +147,10 @@ cc_core::port_config! {
             /// it as congested, where the last round's backlog read under `alpha` and the window
             /// holds more than `2 x beta` datagrams: a round of `n` datagrams that loses one
             /// shows a share of `1/n`, over 2% in every round under 50 datagrams whatever the
-            /// path's loss rate. BBR ends its startup on loss only when a round also held
-            /// `BBRStartupFullLossCnt` = 6 discontiguous lost ranges
-            /// (draft-cardwell-iccrg-bbr-congestion-control-02, section 4.3.1.3); each
-            /// congestion event counts as one. 1: the threshold alone.
+            /// path's loss rate. Ours, after BBR's startup, which ends on loss only when a round
+            /// also held `BBRStartupFullLossCnt` = 6 discontiguous lost ranges
+            /// (draft-ietf-ccwg-bbr-04, section 5.3.1.3); each congestion event counts as one.
+            /// 1: the threshold alone.
             queue_free_loss_events: u64 = 6, Range::Integer { min: 1, max: 255 };
             /// Vegas' slow-start exit (Brakmo and Peterson 1995, section 3.3): slow start ends
             /// when a round's backlog exceeds 1 packet (Linux's gamma), instead of at the first

@@ -659,6 +659,30 @@ fn a_loss_without_a_queue_keeps_the_window_and_one_over_alpha_cuts_it() {
 }
 
 #[test]
+fn at_a_chains_window_one_loss_over_the_share_still_cuts() {
+    // A pipe of 3 datagrams holds the window within `2 x beta` (8) datagrams; then the pipe
+    // widens for a round, which reads no backlog. At such a window a loss is a chain's
+    // contention and the threshold alone reads it (`queue_free_loss_events` applies only
+    // above).
+    let (mut manet, mut path) = on_pipe(3, |_| {});
+    for _ in 0..30 {
+        path.round(&mut manet);
+    }
+    path.pipe = 20;
+    path.round(&mut manet);
+    let before = manet.window_state().cwnd();
+    assert!(before <= 8 * u64::from(MTU), "{before}");
+    assert!(
+        manet.last_diff().is_some_and(|d| d < 2.0),
+        "{:?}",
+        manet.last_diff()
+    );
+    manet.on_congestion(&loss(&path, u64::from(MTU)));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::Loss));
+    assert!(manet.window_state().cwnd() < before);
+}
+
+#[test]
 fn a_spread_the_flows_own_queue_makes_is_not_jitter() {
     // The backlog's delay spreads over the round, so the round's RTTs spread with the backlog,
     // and a drain round, which sends the backlog-free window, removes the spread.

@@ -10,8 +10,8 @@
 //! the recovery period after each, holds the window at a small share of the pipe. So the window
 //! is kept, no recovery period starts, and growth goes on. Losses beyond BBRv2's loss threshold,
 //! 2% of what the last round delivered (Cardwell et al., IETF 104 ICCRG, 2019; Linux
-//! `tcp_bbr2.c`, `bbr_loss_thresh`), are congestion whatever the backlog says: a policer or a
-//! buffer shallower than `alpha` drops without building a queue.
+//! `tcp_bbr2.c`, `bbr_loss_thresh`), are congestion whatever the backlog says (in enough loss
+//! events, below): a policer or a buffer shallower than `alpha` drops without building a queue.
 //!
 //! With `queue_free_loss_spread` a round whose standing queue (Copa's: its smallest RTT over
 //! the base, NSDI 2018 section 2.1) lies within its own RTT spread (mean minus smallest), or
@@ -24,21 +24,24 @@
 //! round before the overflow has its smallest RTT a buffer above the base, not within the
 //! spread. A queue that builds from empty within one round (slow start's overshoot, or a buffer
 //! of a few datagrams) leaves the round's smallest RTT at the base: there BBRv2's threshold
-//! alone reads the overflow as congestion.
+//! reads the overflow as congestion, once the round holds the loss events below.
 //!
 //! The threshold is a share, and a round of `n` datagrams that loses one shows `1/n`: over 2%
 //! in every round under 50 datagrams, whatever the path's loss rate. A random loss of 1% on a
 //! pipe of a few dozen to a few hundred datagrams would then cut the window every few rounds.
-//! BBR reads a round's losses as its startup's end only when they also number
-//! `BBRStartupFullLossCnt` = 6 discontiguous lost ranges
-//! (draft-cardwell-iccrg-bbr-congestion-control-02, section 4.3.1.3), so that a few random
-//! losses do not end it; with `queue_free_loss_events` a round's share reads as congestion only
-//! in that many loss events (each congestion event counts as one). Only where the last round's
-//! backlog itself read under `alpha`, the reading PETRA's and TCP-UB's rule rests on, and the
-//! window holds more than `2 x beta` datagrams (`rate_check::MIN_WINDOW_BETAS`): an 802.11
-//! chain's window of a few datagrams cannot hold six losses in a round, and there a loss is the
-//! chain's contention (Fu et al., INFOCOM 2003); a reading of no queue that rests on the spread
-//! or a trial's room is an inference the threshold alone backs up.
+//! BBR's startup ends on loss only when a round's losses exceed the same 2% and also number
+//! `BBRStartupFullLossCnt` = 6 discontiguous lost ranges (draft-ietf-ccwg-bbr-04, section
+//! 5.3.1.3; 3 in draft-cardwell-iccrg-bbr-congestion-control-02, 8 in Linux's BBRv2), so that a
+//! few random losses do not end it. Ours, after it (`queue_free_loss_events`): a round's share
+//! reads as congestion only in that many loss events, each congestion event counting as one
+//! (one loss-detection pass, as mvfst's BBR counts them; a burst lost in one pass is one
+//! event). Only where the last round's backlog itself read under `alpha`, the reading PETRA's
+//! and TCP-UB's rule rests on, and the window holds more than `2 x beta` datagrams
+//! (`rate_check::MIN_WINDOW_BETAS`): at an 802.11 chain's window of a few datagrams a loss is
+//! the chain's contention (Fu et al., INFOCOM 2003), and a reading of no queue that rests on
+//! the spread or a trial's room is an inference the threshold alone backs up. Where the count
+//! applies, a window of a few dozen datagrams rarely holds six events in a round, so there its
+//! queue-free losses are kept short of a timeout.
 
 use std::time::Duration;
 
