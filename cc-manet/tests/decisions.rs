@@ -659,6 +659,28 @@ fn a_loss_without_a_queue_keeps_the_window_and_one_over_alpha_cuts_it() {
 }
 
 #[test]
+fn the_loss_events_count_restarts_with_each_round() {
+    // Five events over the share in one round keep the window; after the round ends, a sixth
+    // starts the next round's count and keeps it too.
+    let (mut manet, mut path) = on_wide_path(|_| {});
+    let before = manet.window_state().cwnd();
+    for _ in 0..5 {
+        manet.on_congestion(&loss(&path, before / 40));
+        assert_eq!(manet.last_decision(), Some(ManetDecision::QueueFreeLoss));
+    }
+    path.round(&mut manet);
+    assert!(
+        manet.last_diff().is_some_and(|d| d < 2.0),
+        "{:?}",
+        manet.last_diff()
+    );
+    let kept = manet.window_state().cwnd();
+    manet.on_congestion(&loss(&path, kept / 10));
+    assert_eq!(manet.last_decision(), Some(ManetDecision::QueueFreeLoss));
+    assert_eq!(manet.window_state().cwnd(), kept);
+}
+
+#[test]
 fn at_a_chains_window_one_loss_over_the_share_still_cuts() {
     // A pipe of 3 datagrams holds the window within `2 x beta` (8) datagrams; then the pipe
     // widens for a round, which reads no backlog. At such a window a loss is a chain's
