@@ -104,87 +104,46 @@ mod tests {
         RoundLoss { bytes, events }
     }
 
+    /// `keeps` at `alpha` 2 and a last round of 100 kB, six events required.
+    fn keeps_at(last_diff: Option<f64>, room: bool, spread: bool, lost: RoundLoss) -> bool {
+        keeps(last_diff, room, spread, 2.0, lost, 100_000, 6)
+    }
+
     #[test]
     fn a_loss_without_a_queue_and_under_the_threshold_keeps_the_window() {
-        assert!(keeps(
-            Some(1.9),
-            false,
-            false,
-            2.0,
-            lost(1_200, 6),
-            100_000,
-            6
-        ));
-        assert!(keeps(
-            Some(0.0),
-            false,
-            false,
-            2.0,
-            lost(2_000, 6),
-            100_000,
-            6
-        ));
-        // A trial found room: the backlog reading is not a queue.
-        assert!(keeps(
-            Some(9.0),
-            true,
-            false,
-            2.0,
-            lost(1_200, 6),
-            100_000,
-            6
-        ));
-        // The standing queue was within the round's spread: the backlog read was jitter.
-        assert!(keeps(
-            Some(9.0),
-            false,
-            true,
-            2.0,
-            lost(1_200, 6),
-            100_000,
-            6
-        ));
+        // (last backlog, a trial found room, the standing queue within the spread, lost)
+        let kept = [
+            (Some(1.9), false, false, lost(1_200, 6)),
+            // Exactly at the threshold: 2% of the round.
+            (Some(0.0), false, false, lost(2_000, 6)),
+            // A trial found room: the backlog reading is not a queue.
+            (Some(9.0), true, false, lost(1_200, 6)),
+            // The standing queue was within the round's spread: the backlog read was jitter.
+            (Some(9.0), false, true, lost(1_200, 6)),
+        ];
+        for (diff, room, spread, lost) in kept {
+            assert!(
+                keeps_at(diff, room, spread, lost),
+                "{diff:?} {room} {spread} {lost:?}"
+            );
+        }
     }
 
     #[test]
     fn a_queue_a_heavy_round_or_no_reading_is_congestion() {
-        assert!(!keeps(
-            Some(2.0),
-            false,
-            false,
-            2.0,
-            lost(1_200, 6),
-            100_000,
-            6
-        ));
-        assert!(!keeps(
-            Some(0.5),
-            false,
-            false,
-            2.0,
-            lost(2_001, 6),
-            100_000,
-            6
-        ));
-        assert!(!keeps(
-            Some(0.5),
-            true,
-            false,
-            2.0,
-            lost(2_001, 6),
-            100_000,
-            6
-        ));
-        assert!(!keeps(
-            Some(0.5),
-            false,
-            true,
-            2.0,
-            lost(2_001, 6),
-            100_000,
-            6
-        ));
-        assert!(!keeps(None, false, false, 2.0, lost(1_200, 6), 100_000, 6));
+        let cut = [
+            (Some(2.0), false, false, lost(1_200, 6)),
+            (Some(0.5), false, false, lost(2_001, 6)),
+            (Some(0.5), true, false, lost(2_001, 6)),
+            (Some(0.5), false, true, lost(2_001, 6)),
+            (None, false, false, lost(1_200, 6)),
+        ];
+        for (diff, room, spread, lost) in cut {
+            assert!(
+                !keeps_at(diff, room, spread, lost),
+                "{diff:?} {room} {spread} {lost:?}"
+            );
+        }
         assert!(!keeps(Some(0.5), false, false, 2.0, lost(1_200, 6), 0, 6));
     }
 
