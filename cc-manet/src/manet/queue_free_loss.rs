@@ -157,24 +157,20 @@ mod tests {
         assert!(!congested(lost(7_200, 6), 360_000, 6));
         // With one event required, the threshold alone.
         assert!(congested(lost(1_200, 1), 48_000, 1));
-        assert!(keeps(
-            Some(0.5),
-            false,
-            false,
-            2.0,
-            lost(1_200, 1),
-            48_000,
-            6
-        ));
-        assert!(!keeps(
-            Some(0.5),
-            false,
-            false,
-            2.0,
-            lost(1_200, 1),
-            48_000,
-            1
-        ));
+        // One loss over the share: the window is kept, unless one event is enough.
+        let one_loss = |min_events| {
+            keeps(
+                Some(0.5),
+                false,
+                false,
+                2.0,
+                lost(1_200, 1),
+                48_000,
+                min_events,
+            )
+        };
+        assert!(one_loss(6));
+        assert!(!one_loss(1));
     }
 
     #[test]
