@@ -56,8 +56,9 @@
 //! Not in it, and why: TCP-AP's rate-based pacing (ElRakabawy, Klemm and Lindemann, MobiHoc
 //! 2005) needs the 4-hop propagation delay, which a QUIC sender cannot observe, and quinn 0.11
 //! ignores a controller's pacing rate (on noq, pacing from the window or from the Westwood+
-//! estimate did not help on ns-3's chains: docs/results/manet-analysis.md); ABRA's restore rarely fires on QUIC and Karak's graded
-//! cut behaves as NewReno's (docs/results), so neither is a mechanism here.
+//! estimate did not help on ns-3's chains: docs/results/manet-analysis.md); ABRA's restore
+//! rarely fires on QUIC and Karak's graded cut behaves as NewReno's (docs/results), so neither
+//! is a mechanism here.
 //!
 //! quinn 0.11's send check carries one datagram less than the window (docs/results/on-noq.md).
 //! This controller compensates it by default (`quinn_full_window`, which issue 34 allows for

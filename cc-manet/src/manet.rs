@@ -679,6 +679,16 @@ impl Manet {
         self.jitter_ns = d.jitter_ns;
     }
 
+    /// Counts `event` into the round under way and returns what the round has lost so far.
+    pub(crate) fn record_loss(&mut self, event: &CongestionEvent) -> RoundLoss {
+        self.round_lost = self.round_lost.saturating_add(event.lost_bytes);
+        self.round_loss_events = self.round_loss_events.saturating_add(1);
+        RoundLoss {
+            bytes: self.round_lost,
+            events: u64::from(self.round_loss_events),
+        }
+    }
+
     /// Whether a loss event keeps the window (`queue_free_loss`): not persistent congestion nor
     /// an ECN mark, the last round's backlog under `alpha`, the last rate trial's pipe with
     /// room or the last round's standing queue within its spread (`queue_free_loss_spread`),
@@ -830,12 +840,7 @@ impl CongestionAlgorithm for Manet {
     }
 
     fn on_congestion(&mut self, event: &CongestionEvent) {
-        self.round_lost = self.round_lost.saturating_add(event.lost_bytes);
-        self.round_loss_events = self.round_loss_events.saturating_add(1);
-        let lost = RoundLoss {
-            bytes: self.round_lost,
-            events: u64::from(self.round_loss_events),
-        };
+        let lost = self.record_loss(event);
         if self.keeps_window(event, lost) {
             self.last_decision = Some(ManetDecision::QueueFreeLoss);
             self.trace(ManetDecision::QueueFreeLoss, Some(event.signal));

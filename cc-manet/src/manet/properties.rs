@@ -193,12 +193,7 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &At) {
 fn congestion(m: &mut Manet, event: &CongestionEvent, at: &At) {
     let mut shadow = m.clone();
     m.on_congestion(event);
-    shadow.round_lost = shadow.round_lost.saturating_add(event.lost_bytes);
-    shadow.round_loss_events = shadow.round_loss_events.saturating_add(1);
-    let lost = super::RoundLoss {
-        bytes: shadow.round_lost,
-        events: u64::from(shadow.round_loss_events),
-    };
+    let lost = shadow.record_loss(event);
     if shadow.keeps_window(event, lost) {
         assert_eq!(m.last_decision, Some(ManetDecision::QueueFreeLoss), "{at}");
         shadow.last_decision = m.last_decision;
