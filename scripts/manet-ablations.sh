@@ -14,4 +14,5 @@ manet_ablations=(backlog_bound:backlog_bound=false cubic_growth:cubic_growth=fal
   rate_check_standing_queue:rate_check_standing_queue=false queue_free_loss:queue_free_loss=false
   queue_free_loss_spread:queue_free_loss_spread=false
   queue_free_loss_events:queue_free_loss_events=1
-  competitive_mode_jitter:competitive_mode_jitter=false)
+  competitive_mode_jitter:competitive_mode_jitter=false
+  rate_check_slow_start:rate_check_slow_start=false)

@@ -18,6 +18,7 @@ mod jitter_allowance;
 mod mode;
 mod queue_free_loss;
 mod rate_check;
+mod rate_startup;
 mod slow_start_exit;
 mod veno_random_loss;
 mod westwood_floor;
@@ -47,6 +48,7 @@ use mode::Mode;
 pub use mode::{ManetMode, ManetPhase};
 use queue_free_loss::RoundLoss;
 use rate_check::RateTrial;
+use rate_startup::RateStartup;
 
 /// The composite: CUBIC's growth, gated once per round trip by a Vegas backlog bound that Copa's
 /// mode switch lifts beside buffer-filling flows, and loss cuts floored by a Westwood+ estimate.
@@ -310,6 +312,9 @@ impl Manet {
             spread,
         });
         if self.phase == ManetPhase::SlowStart {
+            if let Mode::RateStartup(startup) = self.mode {
+                return self.decide_startup(d, startup, input, round);
+            }
             if c.slow_start_exit() && slow_start_exit::exits(diff) {
                 d.window = Some(slow_start_exit::exit_window(
                     &self.window,
@@ -345,7 +350,8 @@ impl Manet {
                 }
                 return d;
             }
-            Mode::Delay(cap) => cap,
+            // Congestion avoidance ends a startup (`enter_avoidance`); its cap carries over.
+            Mode::Delay(cap) | Mode::RateStartup(RateStartup { cap, .. }) => cap,
         };
         if base_rtt::expired(self.base_stamp, input.now, c.refresh_base_rtt()) {
             // The base is re-measured in a drain round, with this flow's own queue drained
@@ -511,6 +517,46 @@ impl Manet {
         Some(d)
     }
 
+    /// A round of a slow start the rate leads (`rate_check_slow_start`): ended by three
+    /// rounds without a quarter more rate, at the window the largest rate carries in the
+    /// round's mean RTT (what is in flight at that rate, Little's law).
+    fn decide_startup(
+        &self,
+        mut d: Decision,
+        startup: RateStartup,
+        input: &RoundInput,
+        round: cc_core::RoundRtt,
+    ) -> Decision {
+        let Some(rate) = input.rate else {
+            return d;
+        };
+        let startup = startup.after_round(rate);
+        if !startup.pipe_full() {
+            d.mode = Mode::RateStartup(startup);
+            d.rule = ManetDecision::Grow;
+            if let Some(base) = self.rtt.base() {
+                let cap = rate_startup::window_cap(startup.full_rate, base);
+                if self.window.cwnd() > cap {
+                    let mut window = self.window.clone();
+                    window.set_cwnd(cap);
+                    d.window = Some(window);
+                }
+            }
+            return d;
+        }
+        let carried = (startup.full_rate as f64 * round.mean.as_secs_f64()) as u64;
+        let mut window = self.window.clone();
+        window.set_cwnd(self.window.cwnd().min(carried));
+        backlog_bound::ssthresh_below_cwnd(&mut window);
+        d.window = Some(window);
+        d.phase = ManetPhase::CongestionAvoidance;
+        d.mode = Mode::Delay(startup.cap);
+        d.cubic = CubicRestart::StartAt;
+        d.reno_reset = true;
+        d.rule = ManetDecision::FullPipe;
+        d
+    }
+
     /// A round during a rate trial: the first settles; the second is measured, and the trial
     /// judged by its delivery rate.
     fn decide_trial(&self, mut d: Decision, trial: RateTrial, input: &RoundInput) -> Decision {
@@ -540,6 +586,27 @@ impl Manet {
                 queued_rounds: 0,
                 interval: 1,
             };
+            // A standing queue beyond the round's spread is some flow's, which a slow start
+            // would take its share from; one within it, or none, is jitter over an idle pipe.
+            let no_standing_queue = d.reading.is_some_and(|r| {
+                queue_free_loss::queue_within_spread_or_jitter(
+                    r.delay,
+                    r.spread,
+                    Duration::from_nanos(d.jitter_ns),
+                )
+            });
+            if self.config.rate_check_slow_start()
+                && no_standing_queue
+                && let Some(rate) = input.rate
+            {
+                // The slow-start exit, or the bound, misread: slow start again, which the
+                // rate ends.
+                let mut window = self.window.clone();
+                window.set_ssthresh(cc_core::MAX_WINDOW);
+                d.window = Some(window);
+                d.phase = ManetPhase::SlowStart;
+                d.mode = Mode::RateStartup(RateStartup::new(rate, trial.cap));
+            }
             d.rule = ManetDecision::RateGrew;
         } else {
             d.restart_window(&self.window, self.window.cwnd().min(trial.prior_cwnd));
@@ -730,6 +797,9 @@ impl Manet {
 
     fn enter_avoidance(&mut self) {
         self.phase = ManetPhase::CongestionAvoidance;
+        if let Mode::RateStartup(startup) = self.mode {
+            self.mode = Mode::Delay(startup.cap);
+        }
         self.cubic.start_at(self.cwnd_packets());
         self.reno.reset();
     }

@@ -498,6 +498,57 @@ fn a_trial_that_delivers_more_turns_the_jitter_it_read_into_an_allowance() {
     );
 }
 
+/// A run on a pipe of 40 datagrams where half of each round's datagrams arrive half a base RTT
+/// late (drain rounds' allowance off, to see the rate check alone).
+fn on_jittered_pipe(configure: impl FnOnce(&mut ManetConfig)) -> Vec<(Option<ManetDecision>, u64)> {
+    let mut config = ManetConfig::default();
+    config.set_jitter_allowance(false).unwrap();
+    configure(&mut config);
+    let mut manet = Manet::new(config, MTU);
+    let mut path = Path::new();
+    path.pipe = 40;
+    path.jitter = BASE_RTT / 2;
+    (0..120).map(|_| path.round(&mut manet)).collect()
+}
+
+#[test]
+fn a_trial_that_found_room_returns_to_slow_start_until_the_rate_stops_growing() {
+    let pipe = 40 * u64::from(MTU);
+    let log = on_jittered_pipe(|_| {});
+    let grew = rounds_deciding(&log, ManetDecision::RateGrew);
+    let full = rounds_deciding(&log, ManetDecision::FullPipe);
+    assert!(!grew.is_empty() && !full.is_empty(), "{log:?}");
+    assert!(full[0] > grew[0], "{log:?}");
+    // Between them, slow start: the rounds grow, each window at least 1.5x the one before
+    // until the window passes the pipe (the rate then stops growing).
+    for i in grew[0] + 2..full[0] {
+        let (before, after) = (log[i - 1].1, log[i].1);
+        if before < pipe {
+            assert!(
+                after * 2 >= before * 3,
+                "round {i}: {:?}",
+                &log[grew[0]..=full[0]]
+            );
+        }
+    }
+    // The pipe full, the window is what the largest rate carried in a round: the pipe at
+    // least, since half the datagrams take half a base RTT more.
+    assert!(log[full[0] + 1].1 >= pipe, "{:?}", &log[full[0]..]);
+    // Without the knob a found room grows by a trial's quarter every few rounds: the window
+    // reaches the pipe later.
+    let off = on_jittered_pipe(|c| {
+        c.set_rate_check_slow_start(false).unwrap();
+    });
+    assert!(!decided(&off, ManetDecision::FullPipe));
+    let reaches = |log: &[(Option<ManetDecision>, u64)]| log.iter().position(|(_, w)| *w >= pipe);
+    assert!(
+        reaches(&log).unwrap() < reaches(&off).unwrap_or(usize::MAX),
+        "{:?} against {:?}",
+        reaches(&log),
+        reaches(&off)
+    );
+}
+
 #[test]
 fn a_trial_into_the_flows_own_queue_finds_the_rate_flat_and_returns() {
     // The queue is the flow's own: a quarter more window only lengthens it, the rate stays,

@@ -52,6 +52,10 @@ pub enum ManetDecision {
     /// The trial's rate did not grow, or its standing queue did: the reading is confirmed, the
     /// window returns.
     RateFlat,
+    /// A slow start the rate leads (`rate_check_slow_start`) found the rate flat for three
+    /// rounds: the pipe is full; the window falls to what the largest rate carries in the
+    /// round's RTT.
+    FullPipe,
     /// `queue_free_loss`: a loss with no backlog of this flow's behind it keeps the window.
     QueueFreeLoss,
     /// A round without a usable RTT sample, or the bound off: no decision.
@@ -83,6 +87,7 @@ impl ManetDecision {
             Self::RateTrialSettle => "rate_trial_settle",
             Self::RateGrew => "rate_grew",
             Self::RateFlat => "rate_flat",
+            Self::FullPipe => "full_pipe",
             Self::QueueFreeLoss => "queue_free_loss",
             Self::NoSample => "no_sample",
             Self::InRecovery => "in_recovery",

@@ -10,8 +10,11 @@
 //!   In congestion avoidance:
 //!
 //!   Delay --(held `interval` rounds: rate_check)--> RateTrial: Settling -> Measuring
-//!     ^                                                  |
-//!     +------------- the rate grew, or did not ----------+
+//!     ^  ^                                               |       |
+//!     |  +------------- the rate did not grow -----------+       | the rate grew
+//!     |                                                          v
+//!     +--- 3 rounds without 1.25x the rate, or a loss --- RateStartup (slow start;
+//!                                                         rate_check_slow_start)
 //!
 //!            standing queue for `interval` rounds,
 //!            or an expired base RTT
@@ -28,6 +31,7 @@
 use super::bdp_cap::Cap;
 use super::drain_round::DrainRound;
 use super::rate_check::RateTrial;
+use super::rate_startup::RateStartup;
 
 /// Slow start or congestion avoidance.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -59,6 +63,8 @@ pub enum Mode {
     Draining(DrainRound),
     /// A rate trial is under way (in delay mode, `rate_check`).
     RateTrial(RateTrial),
+    /// Slow start, ended by the delivery rate (`rate_check_slow_start`).
+    RateStartup(RateStartup),
     /// The bound is lifted (`competitive_mode`).
     Competitive,
 }
@@ -69,6 +75,8 @@ impl Mode {
     pub fn with_trial_loss(self, lost: bool) -> Self {
         match self {
             Mode::RateTrial(trial) => Mode::RateTrial(trial.after_loss(lost)),
+            // A cut ends slow start, and with it the rate's lead.
+            Mode::RateStartup(startup) if lost => Mode::Delay(startup.cap),
             mode => mode,
         }
     }
@@ -76,7 +84,9 @@ impl Mode {
     /// The mode as [`ManetMode`] reports it.
     pub fn public(self) -> ManetMode {
         match self {
-            Self::Delay(_) | Self::Draining(_) | Self::RateTrial(_) => ManetMode::Delay,
+            Self::Delay(_) | Self::Draining(_) | Self::RateTrial(_) | Self::RateStartup(_) => {
+                ManetMode::Delay
+            }
             Self::Competitive => ManetMode::Competitive,
         }
     }
@@ -87,7 +97,21 @@ impl Mode {
             Self::Delay(cap) => cap,
             Self::Draining(drain) => drain.cap,
             Self::RateTrial(trial) => trial.cap,
+            Self::RateStartup(startup) => startup.cap,
             Self::Competitive => Cap::Unarmed,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_loss_ends_a_startup_and_keeps_its_cap() {
+        let startup = Mode::RateStartup(RateStartup::new(1_000_000, Cap::Armed));
+        assert_eq!(startup.with_trial_loss(false), startup);
+        assert_eq!(startup.with_trial_loss(true), Mode::Delay(Cap::Armed));
+        assert_eq!(startup.public(), ManetMode::Delay);
     }
 }

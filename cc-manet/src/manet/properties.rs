@@ -291,7 +291,7 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
 #[test]
 fn the_switches_are_the_boolean_knobs() {
     let names: Vec<_> = switches().iter().map(|k| k.name).collect();
-    assert_eq!(names.len(), 20, "{names:?}");
+    assert_eq!(names.len(), 21, "{names:?}");
     // Every combination sets each switch as its bit says.
     let all = config((1 << names.len()) - 1);
     assert!(all.backlog_bound() && all.leave_competitive_under_beta());
@@ -314,7 +314,7 @@ fn every_combination_of_switches() {
     }
     // The sequences reach every rule a controller records (all but `NoSample`), so that every
     // decision is checked somewhere.
-    assert_eq!(rules.len(), 18, "rules taken: {rules:?}");
+    assert_eq!(rules.len(), 19, "rules taken: {rules:?}");
     assert!(!rules.contains(&ManetDecision::NoSample));
 }
 
