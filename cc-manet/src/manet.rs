@@ -316,14 +316,10 @@ impl Manet {
                 return self.decide_startup(d, startup, input, round);
             }
             if c.slow_start_exit() && slow_start_exit::exits(diff) {
-                d.window = Some(slow_start_exit::exit_window(
-                    &self.window,
-                    backlog.target_bytes,
-                ));
-                d.phase = ManetPhase::CongestionAvoidance;
-                d.cubic = CubicRestart::StartAt;
-                d.reno_reset = true;
-                d.rule = ManetDecision::SlowStartExit;
+                d.leave_slow_start(
+                    slow_start_exit::exit_window(&self.window, backlog.target_bytes),
+                    ManetDecision::SlowStartExit,
+                );
             } else {
                 d.rule = ManetDecision::Grow;
             }
@@ -548,12 +544,8 @@ impl Manet {
         let mut window = self.window.clone();
         window.set_cwnd(self.window.cwnd().min(carried));
         backlog_bound::ssthresh_below_cwnd(&mut window);
-        d.window = Some(window);
-        d.phase = ManetPhase::CongestionAvoidance;
+        d.leave_slow_start(window, ManetDecision::FullPipe);
         d.mode = Mode::Delay(startup.cap);
-        d.cubic = CubicRestart::StartAt;
-        d.reno_reset = true;
-        d.rule = ManetDecision::FullPipe;
         d
     }
 
@@ -588,15 +580,8 @@ impl Manet {
             };
             // A standing queue beyond the round's spread is some flow's, which a slow start
             // would take its share from; one within it, or none, is jitter over an idle pipe.
-            let no_standing_queue = d.reading.is_some_and(|r| {
-                queue_free_loss::queue_within_spread_or_jitter(
-                    r.delay,
-                    r.spread,
-                    Duration::from_nanos(d.jitter_ns),
-                )
-            });
             if self.config.rate_check_slow_start()
-                && no_standing_queue
+                && d.queue_within_spread()
                 && let Some(rate) = input.rate
             {
                 // The slow-start exit, or the bound, misread: slow start again, which the
@@ -712,11 +697,7 @@ impl Manet {
         if let Some(reading) = d.reading {
             self.last_diff = reading.diff;
             self.has_diff = true;
-            self.last_queue_within_spread = queue_free_loss::queue_within_spread_or_jitter(
-                reading.delay,
-                reading.spread,
-                Duration::from_nanos(d.jitter_ns),
-            );
+            self.last_queue_within_spread = d.queue_within_spread();
             self.recent.push(reading.delay);
         }
         if d.forget_base {

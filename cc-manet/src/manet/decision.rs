@@ -206,6 +206,28 @@ impl Decision {
         self.rate_room = false;
     }
 
+    /// Ends slow start at `window` by `rule`: congestion avoidance, CUBIC's epoch and Reno's
+    /// count starting there.
+    pub fn leave_slow_start(&mut self, window: Window, rule: ManetDecision) {
+        self.window = Some(window);
+        self.phase = ManetPhase::CongestionAvoidance;
+        self.cubic = CubicRestart::StartAt;
+        self.reno_reset = true;
+        self.rule = rule;
+    }
+
+    /// Whether the round's standing queue lay within its RTT spread or the decision's jitter
+    /// allowance (`queue_free_loss_spread`'s reading); false without a reading.
+    pub fn queue_within_spread(&self) -> bool {
+        self.reading.is_some_and(|r| {
+            super::queue_free_loss::queue_within_spread_or_jitter(
+                r.delay,
+                r.spread,
+                Duration::from_nanos(self.jitter_ns),
+            )
+        })
+    }
+
     /// Sets the window to `cwnd` bytes (ssthresh as in `window`), with CUBIC's epoch starting
     /// there: a window set outright, not grown to.
     pub fn restart_window(&mut self, window: &Window, cwnd: u64) {

@@ -31,13 +31,8 @@ pub const CWND_GAIN: f64 = 2.0;
 /// The largest window while the rate leads, bytes: [`CWND_GAIN`] x `full_rate` (bytes per
 /// second) x `base` RTT.
 pub fn window_cap(full_rate: u64, base: std::time::Duration) -> u64 {
-    let cap = CWND_GAIN * full_rate as f64 * base.as_secs_f64();
-    // Saturating: `Window::set_cwnd` clamps into its range.
-    if cap >= u64::MAX as f64 {
-        u64::MAX
-    } else {
-        cap as u64
-    }
+    // `as` saturates; `Window::set_cwnd` clamps into its range.
+    (CWND_GAIN * full_rate as f64 * base.as_secs_f64()) as u64
 }
 
 /// A slow start the delivery rate leads.
