@@ -727,6 +727,15 @@ impl Manet {
         self.jitter_ns = d.jitter_ns;
     }
 
+    /// Counts the ACK frame that ended at `now` into the estimates and the round under way.
+    pub(crate) fn count_frame(&mut self, now: cc_core::Instant) {
+        let acked = std::mem::take(&mut self.frame_acked);
+        if acked > 0 {
+            self.bwe.on_ack(now, acked);
+        }
+        self.round_acked = self.round_acked.saturating_add(acked);
+    }
+
     /// Counts `event` into the round under way and returns what the round has lost so far.
     pub(crate) fn record_loss(&mut self, event: &CongestionEvent) -> RoundLoss {
         self.round_lost = self.round_lost.saturating_add(event.lost_bytes);
@@ -880,11 +889,7 @@ impl CongestionAlgorithm for Manet {
     }
 
     fn on_end_acks(&mut self, end: &AckRoundEnd) {
-        let acked = std::mem::take(&mut self.frame_acked);
-        if acked > 0 {
-            self.bwe.on_ack(end.now, acked);
-        }
-        self.round_acked = self.round_acked.saturating_add(acked);
+        self.count_frame(end.now);
         if self.rounds.on_ack_frame(end.largest_acked) {
             self.on_round_end(end.now);
         }

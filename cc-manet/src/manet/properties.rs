@@ -139,11 +139,7 @@ fn end_acks(m: &mut Manet, end: &AckRoundEnd, at: &At) {
     let mut shadow = m.clone();
     m.on_end_acks(end);
     // The same frame, decomposed: measure, decide, apply.
-    let acked = std::mem::take(&mut shadow.frame_acked);
-    if acked > 0 {
-        shadow.bwe.on_ack(end.now, acked);
-    }
-    shadow.round_acked = shadow.round_acked.saturating_add(acked);
+    shadow.count_frame(end.now);
     if !shadow.rounds.on_ack_frame(end.largest_acked) {
         assert_eq!(*m, shadow, "{at}: no round ended, nothing decided");
         return;
