@@ -31,7 +31,7 @@ cc_core::port_config! {
     pub struct ManetConfig for Manet {
         name: "manet",
         summary: "composite for multi-hop wireless: Vegas backlog bound, CUBIC growth, Westwood+ floor, Copa's mode switch (cc-manet)",
-        revision: 7,
+        revision: 8,
         quinn_full_window: true,
         check: check_bands,
         knobs: {
@@ -160,13 +160,16 @@ cc_core::port_config! {
             /// whose standing queue lay within its RTT spread or the jitter allowance (no flow's
             /// queue to take a share from), returns the flow to slow start: the delay that ended
             /// slow start or held the bound was not this flow's queue, and a pipe with room fills
-            /// in a few rounds rather than by a 1.25x trial every three. The rate ends it: three
-            /// rounds without 1.25x the largest delivery rate (BBR's full-pipe test), at the
-            /// window that rate carries in the round's mean RTT; meanwhile the window stays
-            /// within twice that rate times the base RTT (BBR's startup `cwnd_gain`). A loss
-            /// the composite cuts for ends it too. BBR's startup (Cardwell et al., ACM Queue
-            /// 2016; draft-ietf-ccwg-bbr-04 sections 5.3.1-5.3.1.2), entered where HyStart++
-            /// resumes slow start after a spurious exit (RFC 9406 section 4.3).
+            /// in a few rounds rather than by a 1.25x trial every three. The pipe is the largest
+            /// delivery rate times the mean RTT of the round that began it (what the pipe holds
+            /// at that rate, jitter included). On every ACK the window stays within twice the
+            /// pipe plus the ACKs' bunching (BBR's startup `cwnd_gain` and `extra_acked`). Three
+            /// rounds without 1.25x the largest rate (BBR's full-pipe test) end it at the pipe,
+            /// and a loss the composite cuts for ends it at most there (BBR's Drain target).
+            /// BBR's startup (Cardwell et al., ACM Queue 2016; draft-ietf-ccwg-bbr-04 sections
+            /// 5.3.1-5.3.1.2, its Drain state and `BBRUpdateACKAggregation`; Linux commit
+            /// 78dc70ebaa38), entered where HyStart++ resumes slow start after a spurious exit
+            /// (RFC 9406 section 4.3).
             rate_check_slow_start: bool = true, Range::Any;
             /// Conservative slow start below the bound (HyStart++, RFC 9406 section 4.2,
             /// `CSS_GROWTH_DIVISOR` = 4): in a round that follows one whose backlog was under 1

@@ -313,7 +313,7 @@ impl Manet {
         });
         if self.phase == ManetPhase::SlowStart {
             if let Mode::RateStartup(startup) = self.mode {
-                return self.decide_startup(d, startup, input, round);
+                return self.decide_startup(d, startup, input);
             }
             if c.slow_start_exit() && slow_start_exit::exits(diff) {
                 d.leave_slow_start(
@@ -514,14 +514,13 @@ impl Manet {
     }
 
     /// A round of a slow start the rate leads (`rate_check_slow_start`): ended by three
-    /// rounds without a quarter more rate, at the window the largest rate carries in the
-    /// round's mean RTT (what is in flight at that rate, Little's law).
+    /// rounds without a quarter more rate, at what the pipe holds at the largest rate
+    /// (BBR's Drain target: the startup's own queue goes).
     fn decide_startup(
         &self,
         mut d: Decision,
         startup: RateStartup,
         input: &RoundInput,
-        round: cc_core::RoundRtt,
     ) -> Decision {
         let Some(rate) = input.rate else {
             return d;
@@ -530,19 +529,10 @@ impl Manet {
         if !startup.pipe_full() {
             d.mode = Mode::RateStartup(startup);
             d.rule = ManetDecision::Grow;
-            if let Some(base) = self.rtt.base() {
-                let cap = rate_startup::window_cap(startup.full_rate, base);
-                if self.window.cwnd() > cap {
-                    let mut window = self.window.clone();
-                    window.set_cwnd(cap);
-                    d.window = Some(window);
-                }
-            }
             return d;
         }
-        let carried = (startup.full_rate as f64 * round.mean.as_secs_f64()) as u64;
         let mut window = self.window.clone();
-        window.set_cwnd(self.window.cwnd().min(carried));
+        window.set_cwnd(self.window.cwnd().min(startup.pipe()));
         backlog_bound::ssthresh_below_cwnd(&mut window);
         d.leave_slow_start(window, ManetDecision::FullPipe);
         d.mode = Mode::Delay(startup.cap);
@@ -582,7 +572,7 @@ impl Manet {
             // would take its share from; one within it, or none, is jitter over an idle pipe.
             if self.config.rate_check_slow_start()
                 && d.queue_within_spread()
-                && let Some(rate) = input.rate
+                && let (Some(rate), Some(round)) = (input.rate, input.round)
             {
                 // The slow-start exit, or the bound, misread: slow start again, which the
                 // rate ends.
@@ -590,7 +580,7 @@ impl Manet {
                 window.set_ssthresh(cc_core::MAX_WINDOW);
                 d.window = Some(window);
                 d.phase = ManetPhase::SlowStart;
-                d.mode = Mode::RateStartup(RateStartup::new(rate, trial.cap));
+                d.mode = Mode::RateStartup(RateStartup::new(rate, round.mean, trial.cap));
             }
             d.rule = ManetDecision::RateGrew;
         } else {
@@ -680,6 +670,12 @@ impl Manet {
             let mut d = Decision::keep(self, ManetDecision::Loss);
             // A cut is a loss or an ECN mark; either ends a trial's claim to room.
             d.mode = self.mode.with_trial_loss(true);
+            // A cut that ends a rate-led slow start leaves at most the pipe, as its full-pipe
+            // exit does (BBR's Drain): what it sent beyond the pipe was queue, not share.
+            let ssthresh = match self.mode {
+                Mode::RateStartup(startup) => ssthresh.min(startup.pipe()),
+                _ => ssthresh,
+            };
             window.set_ssthresh(ssthresh);
             window.set_cwnd(ssthresh);
             d.window = Some(window);
@@ -734,6 +730,12 @@ impl Manet {
             self.bwe.on_ack(now, acked);
         }
         self.round_acked = self.round_acked.saturating_add(acked);
+        if let Mode::RateStartup(startup) = &mut self.mode {
+            startup.aggregation =
+                startup
+                    .aggregation
+                    .on_ack_frame(now, acked, startup.full_rate, self.window.cwnd());
+        }
     }
 
     /// Counts `event` into the round under way and returns what the round has lost so far.
@@ -852,6 +854,14 @@ impl CongestionAlgorithm for Manet {
         match (self.phase, self.growth) {
             (ManetPhase::SlowStart, _) => {
                 self.window.grow(ack.bytes);
+                // BBR bounds its startup's window on every ACK: at a round's end the ACKs of
+                // the window already sent would still double it past the bound.
+                if let Mode::RateStartup(startup) = self.mode {
+                    let cap = startup.window_cap();
+                    if self.window.cwnd() > cap {
+                        self.window.set_cwnd(cap);
+                    }
+                }
                 if !self.window.in_slow_start() {
                     self.enter_avoidance();
                 }
@@ -941,6 +951,25 @@ mod tests {
         })
         .decide_loss(LossSignal::PERSISTENT);
         assert!(!off.forget_base);
+    }
+
+    #[test]
+    fn a_cut_that_ends_a_rate_led_slow_start_leaves_at_most_the_pipe() {
+        let mut m = manet(|_| {});
+        m.window.set_cwnd(200 * u64::from(MTU));
+        m.window.set_ssthresh(cc_core::MAX_WINDOW);
+        m.phase = ManetPhase::SlowStart;
+        // 120 kB/s over a mean RTT of 100 ms: a pipe of 10 datagrams.
+        let startup = RateStartup::new(120_000, Duration::from_millis(100), Cap::Unarmed);
+        m.mode = Mode::RateStartup(startup);
+        let d = m.decide_loss(LossSignal::FastRetransmit);
+        let window = d.window.as_ref().unwrap();
+        assert_eq!((window.cwnd(), window.ssthresh()), (12_000, 12_000));
+        assert_eq!(d.mode, Mode::Delay(Cap::Unarmed));
+        // Outside a startup the cut is the cut.
+        m.mode = Mode::Delay(Cap::Unarmed);
+        let d = m.decide_loss(LossSignal::FastRetransmit);
+        assert!(d.window.as_ref().unwrap().cwnd() > 100 * u64::from(MTU));
     }
 
     #[test]

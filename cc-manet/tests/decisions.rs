@@ -519,10 +519,12 @@ fn a_trial_that_found_room_returns_to_slow_start_until_the_rate_stops_growing() 
     let full = rounds_deciding(&log, ManetDecision::FullPipe);
     assert!(!grew.is_empty() && !full.is_empty(), "{log:?}");
     assert!(full[0] > grew[0], "{log:?}");
-    // Between them, slow start: the rounds grow, each window at least 1.5x the one before
-    // until the window passes the pipe (the rate then stops growing).
-    for i in grew[0] + 2..full[0] {
-        let (before, after) = (log[i - 1].1, log[i].1);
+    // Between them, slow start, within twice the largest rate of the rounds before: a round
+    // that doubles the window fills that cap, so the next waits for its rate (BBR reads the
+    // rate on every ACK; this reads it once per round). Every two rounds the window grows at
+    // least 1.5x until it passes the pipe (the rate then stops growing).
+    for i in grew[0] + 3..full[0] {
+        let (before, after) = (log[i - 2].1, log[i].1);
         if before < pipe {
             assert!(
                 after * 2 >= before * 3,
@@ -531,8 +533,9 @@ fn a_trial_that_found_room_returns_to_slow_start_until_the_rate_stops_growing() 
             );
         }
     }
-    // The pipe full, the window is what the largest rate carried in a round: the pipe at
-    // least, since half the datagrams take half a base RTT more.
+    // The pipe full, the window is what the pipe holds at the largest rate, in the mean RTT of
+    // the round that began the startup: the pipe at least, since half the datagrams take half
+    // a base RTT more.
     assert!(log[full[0] + 1].1 >= pipe, "{:?}", &log[full[0]..]);
     // Without the knob a found room grows by a trial's quarter every few rounds: the window
     // reaches the pipe later.

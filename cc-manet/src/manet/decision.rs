@@ -53,8 +53,7 @@ pub enum ManetDecision {
     /// window returns.
     RateFlat,
     /// A slow start the rate leads (`rate_check_slow_start`) found the rate flat for three
-    /// rounds: the pipe is full; the window falls to what the largest rate carries in the
-    /// round's RTT.
+    /// rounds: the pipe is full; the window falls to what the pipe holds at the largest rate.
     FullPipe,
     /// `queue_free_loss`: a loss with no backlog of this flow's behind it keeps the window.
     QueueFreeLoss,

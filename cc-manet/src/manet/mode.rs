@@ -109,7 +109,11 @@ mod tests {
 
     #[test]
     fn a_loss_ends_a_startup_and_keeps_its_cap() {
-        let startup = Mode::RateStartup(RateStartup::new(1_000_000, Cap::Armed));
+        let startup = Mode::RateStartup(RateStartup::new(
+            1_000_000,
+            std::time::Duration::from_millis(10),
+            Cap::Armed,
+        ));
         assert_eq!(startup.with_trial_loss(false), startup);
         assert_eq!(startup.with_trial_loss(true), Mode::Delay(Cap::Armed));
         assert_eq!(startup.public(), ManetMode::Delay);

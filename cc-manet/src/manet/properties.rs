@@ -248,6 +248,7 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
                 let step = Duration::from_millis(u64::from(spread_ms)) / u32::from(packets);
                 for k in 0..acked {
                     now = sent + rtt + step * k as u32;
+                    let before = m.window.cwnd();
                     m.on_ack(&AckSample {
                         now,
                         sent,
@@ -255,6 +256,17 @@ fn run(mask: u32, steps: &[Step]) -> HashSet<ManetDecision> {
                         app_limited,
                         rtt: RttSnapshot::uniform(rtt),
                     });
+                    // A rate-led slow start holds its cap on every ACK, not only at a round's
+                    // end (BBR's startup): no ACK takes the window past it.
+                    if let super::Mode::RateStartup(startup) = m.mode {
+                        let cap = startup.window_cap().max(m.window.minimum());
+                        assert!(
+                            m.window.cwnd() <= cap.max(before),
+                            "{at}: window {} over the startup's cap {}",
+                            m.window.cwnd(),
+                            startup.window_cap()
+                        );
+                    }
                 }
                 let end = AckRoundEnd {
                     now,
