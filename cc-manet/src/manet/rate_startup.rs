@@ -52,7 +52,8 @@ pub struct RateStartup {
     /// spread, so the RTT of the pipe without this flow's queue, its jitter included. BBR's
     /// pipe is `min_rtt` long; on a path whose every datagram is jittered, what the pipe holds
     /// at a rate is that rate times the mean RTT (Little's law), not times the minimum.
-    pub pipe_rtt: Duration,
+    /// Nanoseconds: a `Duration` would make the composite's state 16 bytes larger.
+    pipe_rtt_ns: u64,
     /// Rounds in a row whose rate did not grow by [`FULL_PIPE_GROWTH`] over `full_rate`.
     pub flat_rounds: u8,
     /// Whether `bdp_cap` was armed when it began.
@@ -62,25 +63,28 @@ pub struct RateStartup {
 }
 
 /// BBR's ACK-aggregation estimate (draft-ietf-ccwg-bbr-04's `BBRUpdateACKAggregation`; Linux
-/// commit 78dc70ebaa38, "tcp_bbr: adapt cwnd based on ack aggregation estimation"): how many bytes the ACKs of an epoch delivered beyond what the
-/// largest rate would have in that time. A path whose every datagram is jittered acknowledges
+/// commit 78dc70ebaa38, "tcp_bbr: adapt cwnd based on ack aggregation estimation"): how many
+/// bytes the ACKs of an epoch delivered beyond what the largest rate would have in that time. A path whose every datagram is jittered acknowledges
 /// in bunches; the window needs that much more than the pipe to keep sending between them.
 /// The largest over the startup, where BBR keeps the largest over 10 rounds: a startup is
-/// what it widens.
+/// what it widens. Its counts saturate at 4 GiB (`u32`, as Linux keeps them in packets in 20
+/// and 16 bits), far past any window of the paths this controller is for, so that the
+/// composite's state stays within a rate trial's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct AckAggregation {
     /// When the epoch began: the last ACK frame that found the ACKs at or behind the rate.
     epoch_start: Option<Instant>,
     /// Bytes acknowledged since the epoch began.
-    epoch_acked: u64,
+    epoch_acked: u32,
     /// The largest excess so far, bytes.
-    pub extra: u64,
+    extra: u32,
 }
 
 impl AckAggregation {
     /// After an ACK frame at `now` that acknowledged `acked` bytes, `rate` bytes per second
     /// being the largest rate and `cwnd` the window (the excess never counts more than it).
     pub fn on_ack_frame(self, now: Instant, acked: u64, rate: u64, cwnd: u64) -> Self {
+        let acked = saturating_u32(acked);
         let Some(start) = self.epoch_start else {
             return Self {
                 epoch_start: Some(now),
@@ -89,19 +93,28 @@ impl AckAggregation {
             };
         };
         let expected = in_flight(rate, now.saturating_duration_since(start));
-        let (start, delivered, expected) = if self.epoch_acked <= expected {
+        let (start, delivered, expected) = if u64::from(self.epoch_acked) <= expected {
             (now, 0, 0)
         } else {
             (start, self.epoch_acked, expected)
         };
         let epoch_acked = delivered.saturating_add(acked);
-        let extra = epoch_acked.saturating_sub(expected).min(cwnd);
+        let extra = u64::from(epoch_acked).saturating_sub(expected).min(cwnd);
         Self {
             epoch_start: Some(start),
             epoch_acked,
-            extra: self.extra.max(extra),
+            extra: self.extra.max(saturating_u32(extra)),
         }
     }
+
+    /// The largest excess so far, bytes.
+    pub fn extra(self) -> u64 {
+        u64::from(self.extra)
+    }
+}
+
+fn saturating_u32(bytes: u64) -> u32 {
+    u32::try_from(bytes).unwrap_or(u32::MAX)
 }
 
 impl RateStartup {
@@ -110,7 +123,7 @@ impl RateStartup {
     pub fn new(rate: u64, pipe_rtt: Duration, cap: Cap) -> Self {
         Self {
             full_rate: rate,
-            pipe_rtt,
+            pipe_rtt_ns: u64::try_from(pipe_rtt.as_nanos()).unwrap_or(u64::MAX),
             flat_rounds: 0,
             cap,
             aggregation: AckAggregation::default(),
@@ -140,13 +153,13 @@ impl RateStartup {
 
     /// What the pipe holds at the largest rate, bytes: the window it ends at.
     pub fn pipe(self) -> u64 {
-        in_flight(self.full_rate, self.pipe_rtt)
+        in_flight(self.full_rate, Duration::from_nanos(self.pipe_rtt_ns))
     }
 
     /// The largest window while the rate leads, bytes: [`CWND_GAIN`] x [`Self::pipe`] and the
     /// ACKs' bunching (BBR's `BBRUpdateMaxInflight`).
     pub fn window_cap(self) -> u64 {
-        ((CWND_GAIN * self.pipe() as f64) as u64).saturating_add(self.aggregation.extra)
+        ((CWND_GAIN * self.pipe() as f64) as u64).saturating_add(self.aggregation.extra())
     }
 }
 
@@ -192,17 +205,17 @@ mod tests {
         for k in 0..10 {
             at_rate = at_rate.on_ack_frame(t0 + ms(k), 1_000, 1_000_000, 100_000);
         }
-        assert!(at_rate.extra <= 1_000, "{at_rate:?}");
+        assert!(at_rate.extra() <= 1_000, "{at_rate:?}");
         // 10 ms of nothing, then 20 kB at once: the epoch restarts at the late frame, which
         // brought 20 kB in no time.
         let late = at_rate.on_ack_frame(t0 + ms(20), 20_000, 1_000_000, 100_000);
-        assert_eq!(late.extra, 20_000);
+        assert_eq!(late.extra(), 20_000);
         // Never more than the window.
         let capped = at_rate.on_ack_frame(t0 + ms(20), 20_000, 1_000_000, 5_000);
-        assert_eq!(capped.extra, 5_000);
+        assert_eq!(capped.extra(), 5_000);
         // The largest is kept while later frames run at the rate.
         let after = late.on_ack_frame(t0 + ms(40), 1_000, 1_000_000, 100_000);
-        assert_eq!(after.extra, 20_000);
+        assert_eq!(after.extra(), 20_000);
     }
 
     #[test]
@@ -220,7 +233,7 @@ mod tests {
             );
         // The first frame was behind the rate, so the epoch restarts at the second, which
         // brought 30 kB at once.
-        assert_eq!(startup.aggregation.extra, 30_000);
+        assert_eq!(startup.aggregation.extra(), 30_000);
         assert_eq!(startup.window_cap(), 230_000);
     }
 }
